@@ -1,0 +1,48 @@
+# The README's two commands are `make run` and `make test`; everything else is here for convenience.
+PYTHON ?= python3
+export NLTK_DATA ?= $(CURDIR)/var/nltk_data
+export RECAM_DATA_DIR ?= $(CURDIR)/data/recam
+export HF_HUB_OFFLINE = 1
+export TRANSFORMERS_OFFLINE = 1
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# The database the second test pass uses; every Django test runs on SQLite and on this PostgreSQL.
+TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test
+# Tests that touch the database (they run on both backends).
+DB_TESTS ?= tests/platform tests/tasks tests/integration
+
+.PHONY: setup run worker test test-sqlite test-postgres lint format bench baselines
+
+setup:
+	@bash scripts/setup.sh
+
+run: setup
+	@bash scripts/ensure_redis.sh
+	@bash scripts/run.sh
+
+worker: setup
+	@bash scripts/ensure_redis.sh
+	$(PYTHON) -m celery -A tasks.app worker -l info -Q scoring,cpu,celery
+
+test: setup lint
+	@bash scripts/ensure_redis.sh
+	$(MAKE) test-sqlite test-postgres
+
+test-sqlite:
+	env -u DATABASE_URL $(PYTHON) -m pytest -q
+
+test-postgres:
+	@pg_isready -q -d "$(TEST_POSTGRES_URL)" || { echo "PostgreSQL at $(TEST_POSTGRES_URL) does not answer"; exit 1; }
+	DATABASE_URL=$(TEST_POSTGRES_URL) $(PYTHON) -m pytest -q -p no:cacheprovider $(DB_TESTS)
+
+lint:
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m ruff format --check .
+
+format:
+	$(PYTHON) -m ruff format .
+	$(PYTHON) -m ruff check --fix .
+
+bench: setup
+	@bash scripts/ensure_redis.sh
+	$(PYTHON) -m bench

@@ -1,0 +1,316 @@
+"""Parse and validate an uploaded ReCAM submission, listing every problem with file and line.
+
+The official format: a zip holding ``subtask1.csv`` and/or ``subtask2.csv`` at its root, no header,
+one ``id,label`` line per test question, label an integer 0-4. A bare ``subtask1.csv`` or
+``subtask2.csv`` is accepted too. CRLF line endings are fine.
+
+Only this module's :class:`SubmissionError` (a ``ValueError``) leaves :func:`parse_submission`;
+whatever the bytes, nothing else is raised.
+"""
+
+import hashlib
+import io
+import re
+import zipfile
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+SUBMISSION_FILES = {"subtask1.csv": 1, "subtask2.csv": 2}
+NUM_OPTIONS = 5
+_IGNORED_ZIP_ENTRIES = ("__MACOSX/",)
+_IGNORED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
+_INT = re.compile(r"^[+-]?\d+$")
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = 10 * 1024 * 1024  # the upload itself
+    max_entries: int = 100  # entries in a zip
+    max_uncompressed_bytes: int = 50 * 1024 * 1024  # all entries together, as actually read
+    max_line_problems: int = 50  # per file; the rest are summarised in one line
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}, line {self.line}"
+        return f"{where}: {self.message}"
+
+
+class SubmissionError(ValueError):
+    """The upload is invalid; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+@dataclass(frozen=True)
+class PredictionFile:
+    name: str
+    subtask: int
+    sha256: str
+    predictions: Mapping[int, int] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class ParsedSubmission:
+    sha256: str
+    files: tuple[PredictionFile, ...]
+
+    @property
+    def subtasks(self) -> tuple[int, ...]:
+        return tuple(f.subtask for f in self.files)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse_submission(
+    *,
+    data: bytes,
+    filename: str,
+    expected_ids: Mapping[int, Collection[int]],
+    limits: Limits = Limits(),
+) -> ParsedSubmission:
+    """Validate an upload against the test ids of each subtask the phase has (``{subtask: ids}``).
+
+    >>> parsed = parse_submission(data=b"0,1\\r\\n1,4\\r\\n", filename="subtask1.csv", expected_ids={1: {0, 1}})
+    >>> parsed.subtasks, dict(parsed.files[0].predictions)
+    ((1,), {0: 1, 1: 4})
+    >>> parse_submission(data=b"id,label\\n0,1\\n", filename="subtask1.csv", expected_ids={1: {0, 1}})
+    Traceback (most recent call last):
+    ...
+    recam.submission.SubmissionError: subtask1.csv, line 1: header row 'id,label': the file must have no header; remove this line
+    subtask1.csv: 1 of 2 ids have no prediction (first: 1)
+    """
+    name = PurePosixPath(filename.replace("\\", "/")).name or "upload"
+    if not data:
+        raise SubmissionError([Problem(name, "the file is empty")])
+    if len(data) > limits.max_bytes:
+        raise SubmissionError(
+            [Problem(name, f"the file is {_size(len(data))}, over the limit of {_size(limits.max_bytes)}")]
+        )
+    if data[:4] == b"PK\x03\x04" or name.lower().endswith(".zip"):
+        entries, problems = _read_zip(data, name, limits)
+    elif name in SUBMISSION_FILES:
+        entries, problems = {name: data}, []
+    elif name.lower().endswith(".csv"):
+        raise SubmissionError(
+            [
+                Problem(
+                    name,
+                    "a bare CSV must be named subtask1.csv or subtask2.csv; "
+                    "or upload a zip holding those files at its root",
+                )
+            ]
+        )
+    else:
+        raise SubmissionError(
+            [
+                Problem(
+                    name,
+                    "not a zip file: upload a .zip holding subtask1.csv and/or "
+                    "subtask2.csv at its root (or one of those CSV files)",
+                )
+            ]
+        )
+    files = []
+    for entry_name, content in sorted(entries.items()):
+        subtask = SUBMISSION_FILES[entry_name]
+        if subtask not in expected_ids:
+            problems.append(
+                Problem(entry_name, f"this phase has no Subtask {subtask} test set; remove {entry_name}")
+            )
+            continue
+        predictions, file_problems = _parse_csv(content, entry_name, expected_ids[subtask], limits)
+        problems.extend(file_problems)
+        files.append(
+            PredictionFile(
+                name=entry_name, subtask=subtask, sha256=sha256_hex(content), predictions=predictions
+            )
+        )
+    if problems:
+        raise SubmissionError(problems)
+    return ParsedSubmission(sha256=sha256_hex(data), files=tuple(files))
+
+
+def _read_zip(data: bytes, name: str, limits: Limits) -> tuple[dict[str, bytes], list[Problem]]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, KeyError):
+        raise SubmissionError([Problem(name, "not a valid zip archive (is the file complete?)")]) from None
+    if len(infos) > limits.max_entries:
+        raise SubmissionError(
+            [
+                Problem(
+                    name,
+                    f"the zip holds {len(infos):,} entries; at most {limits.max_entries} are "
+                    "allowed (it needs only subtask1.csv and/or subtask2.csv)",
+                )
+            ]
+        )
+    problems: list[Problem] = []
+    entries: dict[str, bytes] = {}
+    budget = limits.max_uncompressed_bytes
+    for info in infos:
+        entry = info.filename
+        where = f"{name}/{entry}"
+        parts = PurePosixPath(entry.replace("\\", "/")).parts
+        if entry.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", entry) or ".." in parts:
+            problems.append(
+                Problem(where, "unsafe path in the zip (absolute or with '..'); zip the files themselves")
+            )
+            continue
+        if info.is_dir() or entry.startswith(_IGNORED_ZIP_ENTRIES) or parts[-1] in _IGNORED_NAMES:
+            continue
+        if len(parts) > 1:
+            hint = (
+                f"put {parts[-1]} at the root of the zip"
+                if parts[-1] in SUBMISSION_FILES
+                else "unexpected file"
+            )
+            problems.append(Problem(where, f"inside the folder '{'/'.join(parts[:-1])}/': {hint}"))
+            continue
+        if entry not in SUBMISSION_FILES:
+            problems.append(
+                Problem(where, "unexpected file: the zip may hold only subtask1.csv and subtask2.csv")
+            )
+            continue
+        if entry in entries:
+            problems.append(Problem(where, "appears twice in the zip"))
+            continue
+        if info.flag_bits & 0x1:
+            problems.append(Problem(where, "is encrypted; upload an unencrypted zip"))
+            continue
+        content = _read_entry(archive, info, budget)
+        if content is None:
+            problems.append(
+                Problem(where, f"unpacks to more than {_size(limits.max_uncompressed_bytes)}; refused")
+            )
+            continue
+        budget -= len(content)
+        entries[entry] = content
+    if not entries and not problems:
+        problems.append(Problem(name, "the zip holds neither subtask1.csv nor subtask2.csv at its root"))
+    return entries, problems
+
+
+def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -> bytes | None:
+    """Read at most ``budget`` bytes (declared sizes can lie: a zip bomb is stopped while reading)."""
+    if info.file_size > budget:
+        return None
+    try:
+        with archive.open(info) as handle:
+            content = handle.read(budget + 1)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError):
+        raise SubmissionError(
+            [Problem(info.filename, "could not be unpacked (corrupt or unsupported compression)")]
+        ) from None
+    return None if len(content) > budget else content
+
+
+def _parse_csv(
+    content: bytes, name: str, expected: Collection[int], limits: Limits
+) -> tuple[dict[int, int], list[Problem]]:
+    problems: list[Problem] = []
+    line_problems = 0
+
+    def report(message: str, line: int) -> None:
+        nonlocal line_problems
+        line_problems += 1
+        if line_problems <= limits.max_line_problems:
+            problems.append(Problem(name, message, line))
+
+    if content.startswith(b"\xef\xbb\xbf"):
+        problems.append(Problem(name, "starts with a byte-order mark (BOM); save it as UTF-8 without BOM", 1))
+        content = content[3:]
+    if not content.strip():
+        return {}, [*problems, Problem(name, "the file is empty")]
+    predictions: dict[int, int] = {}
+    first_line: dict[int, int] = {}
+    expected_set = expected if isinstance(expected, set | frozenset) else set(expected)
+    for lineno, raw in enumerate(content.split(b"\n"), start=1):
+        raw = raw.rstrip(b"\r")
+        if not raw.strip():
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            report(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", lineno)
+            continue
+        parsed = _parse_line(line, lineno)
+        if isinstance(parsed, str):
+            report(parsed, lineno)
+            continue
+        qid, label = parsed
+        if qid in first_line:
+            report(f"id {qid} appears again (first on line {first_line[qid]})", lineno)
+            continue
+        first_line[qid] = lineno
+        if qid not in expected_set:
+            report(f"unknown id {qid}: not in this phase's Subtask {SUBMISSION_FILES[name]} test set", lineno)
+            continue
+        predictions[qid] = label
+    if line_problems > limits.max_line_problems:
+        problems.append(
+            Problem(name, f"... and {line_problems - limits.max_line_problems:,} more line problems")
+        )
+    missing = sorted(set(expected_set) - set(first_line))
+    if missing:
+        first = ", ".join(str(i) for i in missing[:5])
+        problems.append(
+            Problem(
+                name, f"{len(missing):,} of {len(expected_set):,} ids have no prediction (first: {first})"
+            )
+        )
+    return predictions, problems
+
+
+def _parse_line(line: str, lineno: int) -> tuple[int, int] | str:
+    """Return (id, label) or the problem with this line."""
+    fields = [f.strip() for f in line.split(",")]
+    if len(fields) != 2:
+        shown = line if len(line) <= 40 else line[:37] + "..."
+        return f"expected two comma-separated fields 'id,label', got {len(fields)} in {shown!r}"
+    qid, label = fields
+    if lineno == 1 and not _INT.match(qid) and not _INT.match(label):
+        return f"header row '{qid},{label}': the file must have no header; remove this line"
+    if not _INT.match(qid):
+        return f"id {qid!r} is not an integer"
+    if not _INT.match(label):
+        if label.replace("-", "").replace(" ", "").isalpha():
+            return f"label {label!r} is written as a word: give the option's index 0-4 instead"
+        return f"label {label!r} is not an integer 0-4"
+    if not 0 <= int(label) < NUM_OPTIONS:
+        return f"label {int(label)} is out of range: labels are 0-4"
+    return int(qid), int(label)
+
+
+def _size(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MiB" if n >= 1024 * 1024 else f"{n:,} bytes"
+
+
+def format_predictions(predictions: Mapping[int, int]) -> str:
+    """The official file body for one subtask: ``id,label`` lines in id order, no header."""
+    return "".join(f"{qid},{label}\n" for qid, label in sorted(predictions.items()))
+
+
+def write_predictions(path: str | Path, predictions: Mapping[int, int]) -> None:
+    Path(path).write_text(format_predictions(predictions), encoding="utf-8", newline="\n")
+
+
+def make_zip(files: Mapping[str, bytes | str]) -> bytes:
+    """A submission zip holding the given ``{name: content}`` at its root."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for entry, content in files.items():
+            archive.writestr(entry, content)
+    return buffer.getvalue()

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Idempotent set-up of everything the project needs on a fresh Debian machine (run as root).
+# Safe to re-run: each step checks before it acts. Called by `make setup` (and so by run/test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+NLTK_DATA=${NLTK_DATA:-$PWD/var/nltk_data}
+STAMP=var/.setup-stamp
+
+need_apt=()
+[ -f /usr/share/wordnet/data.noun ] || need_apt+=(wordnet-base)
+[ -f /usr/share/wordnet/index.sense ] || need_apt+=(wordnet-sense-index)
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+command -v redis-server >/dev/null || need_apt+=(redis-server)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: apt-get install ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
+fi
+
+mkdir -p var
+# pip is slow even when nothing changes: skip it while requirements.txt is unchanged since the last run.
+req_hash=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "import django, celery, torch, spacy, nltk" 2>/dev/null; then
+  echo "setup: pip install -r requirements.txt"
+  "$PYTHON" -m pip install -q -r requirements.txt
+  echo "$req_hash" > "$STAMP"
+fi
+
+# WordNet 3.0 for NLTK: NLTK >= 3.10 refuses symlinks outside its data roots, so copy the files.
+WN=$NLTK_DATA/corpora/wordnet
+if [ ! -f "$WN/lexnames" ] || [ ! -f "$WN/data.noun" ]; then
+  echo "setup: WordNet 3.0 -> $WN"
+  mkdir -p "$WN"
+  for f in adj.exc adv.exc verb.exc noun.exc cntlist.rev data.adj data.adv data.noun data.verb \
+           index.adj index.adv index.noun index.verb index.sense; do
+    cp "/usr/share/wordnet/$f" "$WN/$f"
+  done
+  # The fixed WordNet 3.0 lexicographer-file table (Debian does not ship it).
+  i=0
+  : > "$WN/lexnames.tmp"
+  for name in adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute \
+      noun.body noun.cognition noun.communication noun.event noun.feeling noun.food noun.group \
+      noun.location noun.motive noun.object noun.person noun.phenomenon noun.plant noun.possession \
+      noun.process noun.quantity noun.relation noun.shape noun.state noun.substance noun.time \
+      verb.body verb.change verb.cognition verb.communication verb.competition verb.consumption \
+      verb.contact verb.creation verb.emotion verb.motion verb.perception verb.possession \
+      verb.social verb.stative verb.weather adj.ppl; do
+    case $name in adj.*) cat=3 ;; adv.*) cat=4 ;; noun.*) cat=1 ;; verb.*) cat=2 ;; esac
+    printf '%02d\t%s\t%s\n' "$i" "$name" "$cat" >> "$WN/lexnames.tmp"
+    i=$((i + 1))
+  done
+  mv "$WN/lexnames.tmp" "$WN/lexnames"
+fi
+echo "setup: ok (NLTK_DATA=$NLTK_DATA)"

@@ -1,0 +1,38 @@
+"""Shared fixtures: where the official data lives (RECAM_DATA_DIR, XSUM_PATH)."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _data_dir() -> Path:
+    candidates = [
+        os.environ.get("RECAM_DATA_DIR"),
+        ROOT / "data" / "recam",
+        ROOT.parent / "shared" / "data" / "recam",
+    ]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "training_data").is_dir():
+            return Path(candidate)
+    return Path(candidates[1])
+
+
+@pytest.fixture(scope="session")
+def recam_data_dir() -> Path:
+    path = _data_dir()
+    if not (path / "training_data").is_dir():
+        pytest.fail(
+            f"the official ReCAM data is not at {path}: set RECAM_DATA_DIR (CI uses ../shared/data/recam)"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def xsum_path() -> Path:
+    path = Path(os.environ.get("XSUM_PATH", ROOT.parent / "shared" / "data" / "xsum" / "xsum_test_1k.jsonl"))
+    if not path.is_file():
+        pytest.fail(f"the XSum sample is not at {path}: set XSUM_PATH")
+    return path
