@@ -1,0 +1,17 @@
+"""``python -m datagen``: one click group; each stage's commands live in their own module."""
+
+import click
+
+from datagen.cli_abstractness import abstractness
+from datagen.cli_candidates import candidates
+from datagen.cli_options import options
+
+
+@click.group()
+def main() -> None:
+    """Build ReCAM questions from XSum article/summary pairs (task paper, section 3)."""
+
+
+main.add_command(abstractness)
+main.add_command(candidates)
+main.add_command(options)
