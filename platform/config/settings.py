@@ -4,6 +4,7 @@ Production differs only by environment values (DATABASE_URL, REDIS_URL, SECRET_K
 See .env.example for the full list.
 """
 
+import os
 from pathlib import Path
 
 import environ
@@ -26,6 +27,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "accounts",
     "competitions",
     "teams",
     "submissions",
@@ -64,6 +66,13 @@ TEMPLATES = [
 VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
+# The test database is a file (SQLite) or a per-run name (PostgreSQL) so a real Celery worker process
+# started by the integration tests can open it; the pid keeps parallel test runs from sharing one.
+_test_db = env.str("TEST_DATABASE_NAME", default="")
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    DATABASES["default"]["TEST"] = {"NAME": _test_db or str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
+else:
+    DATABASES["default"]["TEST"] = {"NAME": _test_db or f"test_recam_{os.getpid()}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -90,6 +99,12 @@ GOLD_ROOT = Path(env.str("GOLD_ROOT", default=str(VAR_DIR / "gold")))
 # --- ReCAM ---------------------------------------------------------------------------------------
 RECAM_DATA_DIR = Path(env.str("RECAM_DATA_DIR", default=str(BASE_DIR / "data" / "recam")))
 SUBMISSION_MAX_BYTES = env.int("SUBMISSION_MAX_BYTES", default=10 * 1024 * 1024)
+RECAM_COMPETITION_SLUG = env.str("RECAM_COMPETITION_SLUG", default="recam-2021")
+# Where recam_organizer writes a generated organizer password (when ORGANIZER_PASSWORD is not set).
+ORGANIZER_USERNAME = env.str("ORGANIZER_USERNAME", default="organizer")
+ORGANIZER_PASSWORD_FILE = Path(
+    env.str("ORGANIZER_PASSWORD_FILE", default=str(VAR_DIR / "organizer-password.txt"))
+)
 
 # --- Celery (Redis broker) -----------------------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")

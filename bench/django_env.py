@@ -1,0 +1,24 @@
+"""Start Django on a throw-away benchmark database (never the developer's or the production one)."""
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DIR = ROOT / "var" / "bench"
+
+
+def setup_django(*, database: Path) -> None:
+    """Point DATABASE_URL at ``database`` (SQLite), set up Django and migrate it."""
+    sys.path.insert(0, str(ROOT / "platform"))  # platform/ is the source root, not a package
+    os.environ["DATABASE_URL"] = f"sqlite:///{database}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["DEBUG"] = "False"  # production-like; DEBUG would also log every query in memory
+    os.environ.setdefault("GOLD_ROOT", str(BENCH_DIR / "gold"))
+    os.environ.setdefault("MEDIA_ROOT", str(BENCH_DIR / "media"))
+    database.parent.mkdir(parents=True, exist_ok=True)
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0, interactive=False)

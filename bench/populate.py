@@ -1,0 +1,72 @@
+"""Fill a benchmark database: the ReCAM competition, N teams x M scored submissions, materialised boards.
+
+Rows are bulk-inserted (the upload path is what (a) and (b) measure); the leaderboard rows are then
+written by the platform's own service, leaderboard_refresh, exactly as scoring writes them.
+"""
+
+import datetime as dt
+import random
+from pathlib import Path
+
+from tqdm import tqdm
+
+SLUG = "recam-bench"
+PHASE = "practice"
+
+
+def populate(*, data_dir: Path, teams: int, per_team: int, seed: int = 7) -> dict:
+    """Grow the practice phase of the bench competition to ``teams`` teams (idempotent, resumable)."""
+    from django.db import transaction
+
+    from competitions.services import competition_load_recam
+    from leaderboards.services import leaderboard_refresh
+    from submissions.models import Score, Submission
+    from teams.models import Team
+
+    competition = competition_load_recam(data_dir=data_dir, slug=SLUG).competition
+    phase = competition.phases.get(kind=PHASE)
+    totals = {ts.subtask: ts.num_questions for ts in phase.test_sets.all()}
+    existing = Team.objects.filter(competition=competition).count()
+    rng = random.Random(seed + existing)
+    start = dt.datetime(2021, 1, 10, tzinfo=dt.UTC)
+    for index in tqdm(range(existing, teams), desc=f"teams -> {teams}", leave=False, mininterval=5):
+        with transaction.atomic():
+            team = Team.objects.create(competition=competition, name=f"team-{index:05d}")
+            subs = Submission.objects.bulk_create(
+                Submission(
+                    team=team,
+                    phase=phase,
+                    system_name=f"system {k}",
+                    file=f"bench/{index}-{k}.zip",
+                    original_filename="predictions.zip",
+                    sha256=f"{rng.getrandbits(256):064x}",
+                    size=9000,
+                    status=Submission.Status.SCORED,
+                    received_at=start + dt.timedelta(minutes=index * per_team + k),
+                    finished_at=start + dt.timedelta(minutes=index * per_team + k, seconds=1),
+                )
+                for k in range(per_team)
+            )
+            Score.objects.bulk_create(
+                _score(sub, subtask, total, rng) for sub in subs for subtask, total in totals.items()
+            )
+            leaderboard_refresh(phase=phase, team=team)
+    return {"competition": SLUG, "phase": PHASE, "teams": teams, "submissions_per_team": per_team}
+
+
+def _score(submission, subtask: int, total: int, rng: random.Random):
+    from recam.metrics import SCORER_VERSION
+    from submissions.models import Score
+
+    correct = rng.randint(total // 5, total * 9 // 10)  # ties happen, as on a real board
+    trained_on = subtask if rng.random() > 0.2 else 3 - subtask  # some cross results (Subtask 3)
+    return Score(
+        submission=submission,
+        test_subtask=subtask,
+        trained_on=trained_on,
+        correct=correct,
+        total=total,
+        accuracy=correct / total,
+        scorer_version=SCORER_VERSION,
+        gold_sha256="0" * 64,
+    )

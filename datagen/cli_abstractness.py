@@ -1,0 +1,127 @@
+"""``python -m datagen abstractness train | eval | score WORD...``: the imperceptibility scorer of §3.2."""
+
+import json
+from pathlib import Path
+
+import click
+
+from datagen import abstractness as ab
+
+
+def _report_line(report: ab.FitReport) -> str:
+    return (
+        f"| {report.variant} | {report.dims} | {report.n_train} / {report.n_test} | "
+        f"{report.train_r:.3f} | {report.test_r:.3f} | {max(report.train_p, report.test_p):.1e} |"
+    )
+
+
+TABLE_HEAD = (
+    "| variant | dims | n train / test | train r | test r | p (max of both) |\n|---|---|---|---|---|---|"
+)
+
+
+def _fit(variant: str, seed: int, ratings: Path | None, epochs: int | None):
+    try:
+        vectors = ab.build_vectors(variant=variant)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from error
+    except ImportError as error:
+        raise click.ClickException(f"variant {variant}: {error} (see docs/abstractness.md)") from error
+    settings = {"seed": seed} if epochs is None else {"seed": seed, "epochs": epochs}
+    try:
+        return ab.train_scorer(
+            ratings_path=ratings,
+            vectors=vectors,
+            variant=variant,
+            regressor=ab.AbstractnessRegressor(**settings),
+        )
+    except (ValueError, FileNotFoundError) as error:
+        raise click.ClickException(str(error)) from error
+
+
+@click.group()
+def abstractness() -> None:
+    """Imperceptibility: MRC concreteness regressor over word vectors (0 = most abstract)."""
+
+
+@abstractness.command()
+@click.option(
+    "--variant", default=ab.DEFAULT_VARIANT, show_default=True, help="Vectors: parts joined by '+'."
+)
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--ratings", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="MRC CSV.")
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Model dir [models_dir()/abstractness].",
+)
+@click.option("--epochs", type=int, help="Override the regressor's epochs.")
+@click.option(
+    "--if-missing", is_flag=True, help="Do nothing when a model already exists (for set-up scripts)."
+)
+def train(variant, seed, ratings, output, epochs, if_missing) -> None:
+    """Fit on the seeded 2,148-word split, report Pearson r on train and test, save the model."""
+    output = output or ab.default_model_dir()
+    if if_missing and (output / ab.MODEL_FILE).is_file():
+        click.echo(f"abstractness model already at {output / ab.MODEL_FILE}: skipped")
+        return
+    scorer, report = _fit(variant, seed, ratings, epochs)
+    saved = scorer.save(output)
+    click.echo(TABLE_HEAD)
+    click.echo(_report_line(report))
+    click.echo(f"saved {saved} (vectors sha256 {scorer.provenance['vectors_sha256'][:12]}...)")
+
+
+def _option_words(paths: tuple[Path, ...]) -> list[str]:
+    from recam.records import read_questions
+
+    words: set[str] = set()
+    for path in paths:
+        for question in read_questions(path):
+            words.update(question.options)
+    return sorted(words)
+
+
+@abstractness.command(name="eval")
+@click.option("--variant", "variants", multiple=True, help="Repeatable; default: every variant.")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--ratings", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--epochs", type=int)
+@click.option("--coverage", "coverage_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="ReCAM jsonl files: also report the share of their option words that get a score.")  # fmt: skip
+@click.option(
+    "--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Write the rows as JSON too."
+)
+def evaluate(variants, seed, ratings, epochs, coverage_files, json_out) -> None:
+    """Fit each variant on the seeded split (nothing saved) and print the train/test Pearson table."""
+    options = _option_words(coverage_files) if coverage_files else []
+    rows = []
+    head, rule = TABLE_HEAD.split("\n")
+    click.echo(head + (" option coverage |" if options else "") + "\n" + rule + ("---|" if options else ""))
+    for variant in variants or ab.VARIANTS:
+        scorer, report = _fit(variant, seed, ratings, epochs)
+        row = {**report.__dict__}
+        line = _report_line(report)
+        if options:
+            scored = sum(score is not None for score in scorer.score(options))
+            row["option_coverage"] = [scored, len(options)]
+            line += f" {scored} / {len(options)} |"
+        rows.append(row)
+        click.echo(line)
+    if json_out:
+        json_out.write_text(json.dumps(rows, indent=2) + "\n")
+
+
+@abstractness.command()
+@click.argument("words", nargs=-1, required=True)
+@click.option(
+    "--model", type=click.Path(exists=True, path_type=Path), help="Model dir or file [default model]."
+)
+def score(words, model) -> None:
+    """Print `word<TAB>score` (0 = most abstract); `-` for a word without a vector."""
+    try:
+        scorer = ab.ImperceptibilityScorer.load(model)
+    except (ValueError, FileNotFoundError) as error:
+        raise click.ClickException(str(error)) from error
+    for word, value in zip(words, scorer.score(list(words)), strict=True):
+        click.echo(f"{word}\t{'-' if value is None else f'{value:.3f}'}")

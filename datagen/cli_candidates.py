@@ -1,0 +1,117 @@
+"""``python -m datagen candidates``: candidate questions from XSum pairs (thin: parse, run, report)."""
+
+import json
+from pathlib import Path
+
+import click
+
+from datagen.pipeline import Settings, local_runner, run_candidates
+
+
+@click.command()
+@click.option(
+    "--input",
+    "input_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="XSum-format jsonl: {id, document, summary} per line.",
+)
+@click.option(
+    "--subtask", required=True, type=click.Choice(["1", "2"]), help="1: imperceptibility, 2: nonspecificity."
+)
+@click.option(
+    "--output",
+    "output_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Candidate records (jsonl); the funnel report goes beside it.",
+)
+@click.option("--backend", type=click.Choice(["local", "celery"]), default="local", show_default=True)
+@click.option(
+    "--shard-size",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Pairs per shard (the unit of resume and of Celery tasks).",
+)
+@click.option("--no-encoder", is_flag=True, help="Skip the contextual-similarity filter (no encoder).")
+@click.option(
+    "--imperceptibility-max",
+    type=float,
+    default=0.35,
+    show_default=True,
+    help="Subtask 1: keep words scoring below this.",
+)
+@click.option(
+    "--depth-max",
+    type=int,
+    default=6,
+    show_default=True,
+    help="Subtask 2: keep senses with max_depth below this.",
+)
+@click.option(
+    "--glove-max",
+    type=float,
+    default=0.85,
+    show_default=True,
+    help="Drop a target if its GloVe cosine with a passage word is above this.",
+)
+@click.option(
+    "--contextual-max",
+    type=float,
+    default=0.85,
+    show_default=True,
+    help="Drop a target if its contextual cosine with a passage token is above this.",
+)
+@click.option(
+    "--lesk-window",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Context words each side of the target for the adapted Lesk.",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def candidates(
+    input_path,
+    subtask,
+    output_path,
+    backend,
+    shard_size,
+    no_encoder,
+    imperceptibility_max,
+    depth_max,
+    glove_max,
+    contextual_max,
+    lesk_window,
+    quiet,
+) -> None:
+    """Select target words (§3.2-3.4) and write one question per surviving target."""
+    settings = Settings(
+        subtask=int(subtask),
+        imperceptibility_max=imperceptibility_max,
+        depth_max=depth_max,
+        glove_max=glove_max,
+        contextual_max=contextual_max,
+        lesk_window=lesk_window,
+        use_encoder=not no_encoder,
+    )
+    runner = local_runner
+    if backend == "celery":
+        from tasks.datagen import celery_runner
+
+        runner = celery_runner
+    try:
+        report = run_candidates(
+            input_path=input_path,
+            output_path=output_path,
+            settings=settings,
+            shard_size=shard_size,
+            runner=runner,
+            progress=not quiet,
+        )
+    except (ValueError, FileNotFoundError) as error:
+        raise click.ClickException(str(error)) from None
+    for bad in report["bad_lines"]:
+        click.echo(f"{input_path}:{bad['line']}: skipped: {bad['message']}", err=True)
+    click.echo(json.dumps(report["funnel"], indent=1))
+    click.echo(f"wrote {report['funnel']['kept']} candidates to {output_path}", err=True)

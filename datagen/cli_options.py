@@ -1,0 +1,182 @@
+"""``python -m datagen options``: candidate questions -> finished ReCAM jsonl (task paper §3.5)."""
+
+import hashlib
+import json
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from datagen import resources
+from datagen.options import Candidate, build_dataset, read_candidates
+from datagen.retrieval import (
+    READERS,
+    Plan,
+    by_subtask,
+    load_rankings,
+    read_plan,
+    reader_metrics,
+    run_planned_fold,
+    sha256_file,
+    write_plan,
+)
+from datagen.stats import question_stats, write_report
+from recam.records import write_questions
+
+
+@click.command("options")
+@click.option("--candidates", "candidates_path", required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--output", required=True, type=click.Path(dir_okay=False, writable=True))
+@click.option("--folds", default=4, show_default=True, type=click.IntRange(min=2))
+@click.option("--readers", default=",".join(READERS), show_default=True, help="Comma-separated readers.")
+@click.option(
+    "--epochs", type=click.IntRange(min=1), help="Training epochs per fold (reader default if unset)."
+)
+@click.option("--hidden", type=click.IntRange(min=1), help="Bi-GRU hidden size (default 150).")
+@click.option("--hops", type=click.IntRange(min=1), help="GA Reader hops (default 3).")
+@click.option("--batch-size", type=click.IntRange(min=1), help="Batch size (default 32).")
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(min=1),
+    help="Seconds per fold training (stops after the epoch that passes it).",
+)
+@click.option("--seed", default=13, show_default=True, type=int, help="Folds, training and gold positions.")
+@click.option(
+    "--vectors", type=click.Path(exists=True, dir_okay=False), help="GloVe file (default GLOVE_PATH)."
+)
+@click.option(
+    "--work-dir", type=click.Path(file_okay=False), help="Checkpoints (default MODELS_DIR/options/KEY)."
+)
+@click.option("--backend", type=click.Choice(["local", "celery"]), default="local", show_default=True)
+@click.option(
+    "--threads", type=click.IntRange(min=1), help="Torch CPU threads (local backend); 1 on a busy machine."
+)
+@click.option("--device", help='Torch device, e.g. "cpu" or "cuda" (default: CUDA when present).')
+def options(
+    candidates_path,
+    output,
+    folds,
+    readers,
+    epochs,
+    hidden,
+    hops,
+    batch_size,
+    time_budget,
+    seed,
+    vectors,
+    work_dir,
+    backend,
+    threads,
+    device,
+):
+    """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
+    reader_names = tuple(r.strip() for r in readers.split(",") if r.strip())
+    unknown = [r for r in reader_names if r not in READERS]
+    if unknown or not reader_names:
+        raise click.BadParameter(
+            f"unknown reader(s) {unknown}: choose from {', '.join(READERS)}", param_hint="--readers"
+        )
+    try:
+        candidates = read_candidates(candidates_path)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    settings = {
+        "epochs": epochs,
+        "hidden": hidden,
+        "hops": hops,
+        "batch_size": batch_size,
+        "seed": seed,
+        "time_budget_s": time_budget,
+    }
+    plan = Plan(
+        candidates=str(Path(candidates_path).resolve()),
+        candidates_sha256=sha256_file(candidates_path),
+        folds=folds,
+        seed=seed,
+        readers=reader_names,
+        reader_settings={k: v for k, v in settings.items() if v is not None},
+        vectors=str(Path(vectors).resolve()) if vectors else None,
+        device=device,
+    )
+    work = Path(work_dir) if work_dir else _default_work_dir(plan)
+    write_plan(work_dir=work, plan=plan)
+    click.echo(f"work dir: {work}")
+    groups = by_subtask(candidates)
+    jobs = [(s, r, f) for s in groups for r in reader_names for f in range(folds)]
+    try:
+        _run_jobs(work=work, jobs=jobs, backend=backend, threads=threads)
+        _finish(work=work, groups=groups, candidates=candidates, output=Path(output))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _default_work_dir(plan: Plan) -> Path:
+    key = {k: v for k, v in plan.__dict__.items() if k not in ("candidates", "device")}
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
+    return resources.models_dir() / "options" / digest
+
+
+def _run_jobs(*, work: Path, jobs: list[tuple[str, str, int]], backend: str, threads: int | None) -> None:
+    if backend == "local":
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
+        for subtask, reader, fold in tqdm(jobs, desc="folds", unit="fold"):
+            tqdm.write(f"subtask {subtask}, {reader}, fold {fold}")
+            run_planned_fold(work_dir=work, subtask=subtask, reader=reader, fold=fold, progress=True)
+        return
+    from tasks.options import options_queue, options_train_fold
+
+    queue = options_queue()
+    pending = [
+        options_train_fold.apply_async(
+            kwargs={"work_dir": str(work), "subtask": s, "reader": r, "fold": f}, queue=queue
+        )
+        for s, r, f in jobs
+    ]
+    click.echo(f"sent {len(pending)} fold trainings to the Celery queue {queue!r}")
+    for result in tqdm(pending, desc="folds", unit="fold"):
+        result.get(propagate=True)
+
+
+def _finish(
+    *, work: Path, groups: dict[str, list[Candidate]], candidates: list[Candidate], output: Path
+) -> None:
+    from datagen.resources import wordnet
+    from datagen.retrieval import text_vocabulary
+    from datagen.vectors import load_vectors
+
+    plan = read_plan(work_dir=work)
+    rankings = {s: load_rankings(work_dir=work, plan=plan, subtask=s, group=g) for s, g in groups.items()}
+    pools = {
+        qid: [rankings[c.subtask][r][qid].top for r in plan.readers if qid in rankings[c.subtask][r]]
+        for c in candidates
+        for qid in [c.id]
+    }
+    vectors = load_vectors(
+        Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(candidates)
+    )
+    built = build_dataset(
+        candidates=candidates, pools=pools, wordnet=wordnet(), vectors=vectors, seed=plan.seed
+    )
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_questions(output, built.questions)
+    per_subtask: dict[str, list] = {s: [] for s in groups}
+    for question, source in zip(built.questions, built.sources, strict=True):
+        per_subtask[source.subtask].append(question)
+    if len(groups) > 1:
+        for s, questions in per_subtask.items():
+            write_questions(output.with_name(f"{output.stem}.subtask{s}{output.suffix}"), questions)
+    report = write_report(
+        output=output,
+        retrieval={s: reader_metrics(r) for s, r in rankings.items()},
+        candidates={s: len(g) for s, g in groups.items()},
+        written={s: len(q) for s, q in per_subtask.items()},
+        stats={s: question_stats(q) for s, q in per_subtask.items()},
+        drops=dict(built.drops),
+        excluded=dict(built.excluded),
+        provenance={"plan": plan.__dict__, "work_dir": str(work), "vectors": vectors.name},
+    )
+    click.echo(f"wrote {len(built.questions)} question(s) to {output}; dropped {sum(built.drops.values())}")
+    click.echo(f"report: {report}")

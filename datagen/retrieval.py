@@ -1,0 +1,320 @@
+"""K-fold retrieval with the three readers (task paper §3.5) and its metrics (Tables 3 and 4).
+
+Each reader is trained on all folds but one and ranks the whole candidate set (the vocabulary of target
+words) for every question of the held-out fold. One fold's result lives in ``WORK/<subtask>/<reader>-
+fold<k>/``: the saved model, ``rankings.jsonl`` (the top 10 and the gold's rank per question) and
+``meta.json`` (versions and input hashes). A rerun with the same inputs reads them back instead of
+training again; a work dir holding a run with other inputs is refused, never silently mixed.
+"""
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from datagen.options import Candidate, normal
+
+READERS = ("ga", "att", "att-gloss")
+TABLE_NAMES = {"ga": "GAReader", "att": "AttReader", "att-gloss": "+gloss"}
+TOP_K = 10
+RECALL_AT = (1, 5, 10)
+FORMAT_VERSION = "recam-options-rankings-1"
+_RANK_BATCH = 256
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One reader's answer for one held-out question."""
+
+    id: int | str
+    gold_rank: int | None  # 1-based rank of the gold word in the full candidate ranking
+    top: tuple[str, ...]  # the reader's best TOP_K words, best first
+
+
+def retrieval_metrics(*, gold_ranks: Sequence[int | None], ks: Sequence[int] = RECALL_AT) -> dict[str, float]:
+    """MRR and Recall@k of the gold word's rank (None: not ranked, counts as a miss).
+
+    >>> retrieval_metrics(gold_ranks=[1, 2, None, 10], ks=(1, 5))
+    {'MRR': 0.4, 'R@1': 0.25, 'R@5': 0.5}
+    """
+    if not gold_ranks:
+        raise ValueError("no rankings to score")
+    if any(r is not None and r < 1 for r in gold_ranks):
+        raise ValueError(f"ranks are 1-based, got {min(r for r in gold_ranks if r is not None)}")
+    n = len(gold_ranks)
+    metrics = {"MRR": sum(1.0 / r for r in gold_ranks if r is not None) / n}
+    for k in ks:
+        metrics[f"R@{k}"] = sum(1 for r in gold_ranks if r is not None and r <= k) / n
+    return metrics
+
+
+def metrics_table(*, rows: Mapping[str, Mapping[str, float]], caption: str = "") -> str:
+    """A markdown table in the layout of the paper's Tables 3 and 4 (one row per reader).
+
+    >>> print(metrics_table(rows={"ga": {"MRR": 0.245, "R@1": 0.175, "R@5": 0.314, "R@10": 0.378}}))
+    | | MRR | R@1 | R@5 | R@10 |
+    |---|---|---|---|---|
+    | GAReader | 0.245 | 0.175 | 0.314 | 0.378 |
+    """
+    columns = ["MRR", *(f"R@{k}" for k in RECALL_AT)]
+    head = f"| {caption} |" if caption else "| |"
+    lines = [f"{head} " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for reader, metrics in rows.items():
+        cells = " | ".join(f"{metrics[c]:.3f}" for c in columns)
+        lines.append(f"| {TABLE_NAMES.get(reader, reader)} | {cells} |")
+    return "\n".join(lines)
+
+
+def sha256_file(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _sha256_json(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def candidate_set(candidates: Sequence[Candidate]) -> list[str]:
+    """The readers' candidate words: the vocabulary of target words, sorted."""
+    return sorted({c.answer for c in candidates})
+
+
+def fold_dir(*, work_dir: Path, subtask: str, reader: str, fold: int) -> Path:
+    return Path(work_dir) / f"subtask{subtask}" / f"{reader}-fold{fold}"
+
+
+def fold_meta(
+    *, candidates: Sequence[Candidate], folds: Mapping[int | str, int], fold: int, config: object
+) -> dict:
+    """What a fold's result depends on; a stored result is reused only if this matches exactly."""
+    held_out = sorted(str(c.id) for c in candidates if folds[c.id] == fold)
+    data = [(str(c.id), c.article, c.question, c.answer) for c in candidates]
+    return {
+        "format": FORMAT_VERSION,
+        "fold": fold,
+        "data_sha256": _sha256_json(data),
+        "held_out_sha256": _sha256_json(held_out),
+        "candidate_set_sha256": _sha256_json(candidate_set(candidates)),
+        "config": dataclasses.asdict(config) if dataclasses.is_dataclass(config) else dict(config),
+    }
+
+
+def run_fold(
+    *,
+    work_dir: Path,
+    subtask: str,
+    fold: int,
+    candidates: Sequence[Candidate],
+    folds: Mapping[int | str, int],
+    config,
+    vectors,
+    vectors_path: str | None = None,
+    device: str | None = None,
+    progress: bool = True,
+) -> list[Ranked]:
+    """Train ``config.reader`` on the other folds and rank the held-out fold (or read a stored result)."""
+    from baselines.training import TrainedReader, train_reader
+
+    out = fold_dir(work_dir=work_dir, subtask=subtask, reader=config.reader, fold=fold)
+    meta = fold_meta(candidates=candidates, folds=folds, fold=fold, config=config)
+    stored = read_fold(out, meta=meta)
+    if stored is not None:
+        return stored
+    train = [_example(c) for c in candidates if folds[c.id] != fold]
+    held_out = [c for c in candidates if folds[c.id] == fold]
+    model_dir = out / "model"
+    if (model_dir / "DONE").is_file():
+        _check_meta(model_dir / "DONE", meta=meta)
+        reader = TrainedReader.load(model_dir, vectors=vectors, device=device)
+    else:
+        reader = train_reader(
+            config=config,
+            train=train,
+            vectors=vectors,
+            candidates=candidate_set(candidates),
+            device=device,
+            checkpoint_dir=out / "checkpoints",
+            progress=progress,
+            vectors_path=vectors_path,
+        )
+        reader.save(model_dir)
+        (model_dir / "DONE").write_text(json.dumps(meta, sort_keys=True))
+    ranked = rank_held_out(reader=reader, held_out=held_out, size=len(candidate_set(candidates)))
+    write_fold(out, meta=meta, ranked=ranked)
+    return ranked
+
+
+def _example(candidate: Candidate):
+    from baselines.data import ClozeExample
+
+    return ClozeExample(
+        id=str(candidate.id), article=candidate.article, question=candidate.question, answer=candidate.answer
+    )
+
+
+def rank_held_out(*, reader, held_out: Sequence[Candidate], size: int) -> list[Ranked]:
+    """Rank all ``size`` candidates per question; keep the top 10 and the gold's rank."""
+    ranked: list[Ranked] = []
+    for start in range(0, len(held_out), _RANK_BATCH):
+        batch = held_out[start : start + _RANK_BATCH]
+        rankings = reader.rank(examples=[_example(c) for c in batch], top_k=size)
+        for candidate, ranking in zip(batch, rankings, strict=True):
+            order = [normal(word) for word, _score in ranking]
+            gold_rank = order.index(candidate.answer) + 1 if candidate.answer in order else None
+            ranked.append(Ranked(id=candidate.id, gold_rank=gold_rank, top=tuple(order[:TOP_K])))
+    return ranked
+
+
+def write_fold(out: Path, *, meta: dict, ranked: Sequence[Ranked]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / "rankings.jsonl.tmp"
+    with tmp.open("w", encoding="utf-8") as handle:
+        for r in ranked:
+            handle.write(json.dumps({"id": r.id, "gold_rank": r.gold_rank, "top": list(r.top)}) + "\n")
+    tmp.replace(out / "rankings.jsonl")
+    (out / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def read_fold(out: Path, *, meta: dict) -> list[Ranked] | None:
+    """The stored rankings of a finished fold, None if there are none yet; ValueError if stale."""
+    meta_path = out / "meta.json"
+    if not meta_path.is_file() or not (out / "rankings.jsonl").is_file():
+        return None
+    _check_meta(meta_path, meta=meta)
+    with (out / "rankings.jsonl").open(encoding="utf-8") as handle:
+        return [
+            Ranked(id=rec["id"], gold_rank=rec["gold_rank"], top=tuple(rec["top"]))
+            for rec in map(json.loads, handle)
+        ]
+
+
+def _check_meta(path: Path, *, meta: dict) -> None:
+    stored = json.loads(path.read_text())
+    expected = json.loads(json.dumps(meta, sort_keys=True))
+    if stored != expected:
+        changed = sorted(k for k in set(stored) | set(expected) if stored.get(k) != expected.get(k))
+        raise ValueError(
+            f"{path.parent} holds a result for other inputs (differs in {', '.join(changed)}): "
+            "use another --work-dir"
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a worker needs to train one (subtask, reader, fold): written once as ``plan.json``."""
+
+    candidates: str  # path of the candidates jsonl, readable by every worker
+    candidates_sha256: str
+    folds: int
+    seed: int
+    readers: tuple[str, ...]
+    reader_settings: dict  # ReaderConfig fields besides ``reader`` (epochs, hidden, ...)
+    vectors: str | None = None  # None: the packaged GloVe (datagen.resources.glove_path())
+    device: str | None = None
+
+
+def write_plan(*, work_dir: Path, plan: Plan) -> Path:
+    path = Path(work_dir) / "plan.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dataclasses.asdict(plan), indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def read_plan(*, work_dir: Path) -> Plan:
+    path = Path(work_dir) / "plan.json"
+    try:
+        data = json.loads(path.read_text())
+        return Plan(**{**data, "readers": tuple(data["readers"])})
+    except (OSError, json.JSONDecodeError, TypeError, KeyError) as exc:
+        raise ValueError(f"{path}: not a readable option-generation plan ({exc})") from None
+
+
+def reader_config(*, reader: str, settings: Mapping[str, object]):
+    from baselines.training import ReaderConfig
+
+    if reader not in READERS:
+        raise ValueError(f"unknown reader {reader!r}: choose from {', '.join(READERS)}")
+    return ReaderConfig(reader=reader, **settings)
+
+
+def by_subtask(candidates: Sequence[Candidate]) -> dict[str, list[Candidate]]:
+    """Each subtask is generated on its own (Tables 3 and 4): own folds, candidate set and readers."""
+    groups: dict[str, list[Candidate]] = {}
+    for candidate in candidates:
+        groups.setdefault(candidate.subtask, []).append(candidate)
+    return dict(sorted(groups.items()))
+
+
+def text_vocabulary(candidates: Sequence[Candidate]) -> set[str]:
+    """Every token the readers and the similarity filter will look up."""
+    from baselines.data import tokenize
+
+    vocabulary: set[str] = set()
+    for c in candidates:
+        vocabulary.update(tokenize(c.article), tokenize(c.question), c.answer.split(), [c.answer])
+    return vocabulary
+
+
+def run_planned_fold(*, work_dir: Path, subtask: str, reader: str, fold: int, progress: bool = False) -> dict:
+    """Run one fold from the work dir's plan (what a Celery worker does); returns a small summary."""
+    from datagen.options import assign_folds, read_candidates
+    from datagen.vectors import load_vectors
+
+    plan = read_plan(work_dir=work_dir)
+    if sha256_file(plan.candidates) != plan.candidates_sha256:
+        raise ValueError(f"{plan.candidates} changed since the plan in {work_dir} was written")
+    group = by_subtask(read_candidates(plan.candidates)).get(subtask)
+    if not group:
+        raise ValueError(f"{plan.candidates}: no candidates of subtask {subtask!r}")
+    folds = assign_folds(candidates=group, folds=plan.folds, seed=plan.seed)
+    vectors = load_vectors(Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(group))
+    ranked = run_fold(
+        work_dir=Path(work_dir),
+        subtask=subtask,
+        fold=fold,
+        candidates=group,
+        folds=folds,
+        config=reader_config(reader=reader, settings=plan.reader_settings),
+        vectors=vectors,
+        vectors_path=plan.vectors,
+        device=plan.device,
+        progress=progress,
+    )
+    return {"subtask": subtask, "reader": reader, "fold": fold, "questions": len(ranked)}
+
+
+def load_rankings(
+    *, work_dir: Path, plan: Plan, subtask: str, group: Sequence[Candidate]
+) -> dict[str, dict[int | str, Ranked]]:
+    """reader -> question id -> Ranked, over all held-out folds; ValueError if a fold is missing."""
+    from datagen.options import assign_folds
+
+    folds = assign_folds(candidates=group, folds=plan.folds, seed=plan.seed)
+    result: dict[str, dict[int | str, Ranked]] = {}
+    for reader in plan.readers:
+        config = reader_config(reader=reader, settings=plan.reader_settings)
+        result[reader] = {}
+        for fold in range(plan.folds):
+            out = fold_dir(work_dir=work_dir, subtask=subtask, reader=reader, fold=fold)
+            ranked = read_fold(out, meta=fold_meta(candidates=group, folds=folds, fold=fold, config=config))
+            if ranked is None:
+                raise ValueError(f"{out}: this fold has not been run yet")
+            # ids come back from JSON: map them onto the candidates' own ids
+            by_text = {str(r.id): r for r in ranked}
+            for c in group:
+                if folds[c.id] == fold and str(c.id) in by_text:
+                    result[reader][c.id] = by_text[str(c.id)]
+    return result
+
+
+def reader_metrics(rankings: Mapping[str, Mapping[int | str, Ranked]]) -> dict[str, dict[str, float]]:
+    """Tables 3/4 rows: reader -> MRR, R@1, R@5, R@10 over all held-out questions."""
+    return {
+        reader: retrieval_metrics(gold_ranks=[r.gold_rank for r in ranked.values()])
+        for reader, ranked in rankings.items()
+    }

@@ -1,0 +1,14 @@
+"""Sign-up (login and logout are Django's own views)."""
+
+from django.contrib.auth import login
+from django.contrib.auth.forms import UserCreationForm
+from django.shortcuts import redirect, render
+
+
+def signup(request):
+    form = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect(request.GET.get("next") or "home")
+    return render(request, "registration/signup.html", {"form": form})

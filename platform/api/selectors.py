@@ -1,0 +1,46 @@
+"""Reads of the token API: which phase a URL names, which submissions a user may see."""
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+from django.http import Http404
+
+from competitions.models import Phase
+from submissions.models import Submission
+from submissions.selectors import submission_list_for_team
+from teams.models import Team
+
+
+def is_organizer(*, user: AbstractBaseUser) -> bool:
+    return bool(user.is_authenticated and user.is_staff)
+
+
+def phase_for_api(*, kind: str, competition: str | None = None) -> Phase:
+    """The phase ``kind`` of the competition (the site's ReCAM competition by default); 404 if none."""
+    slug = competition or settings.RECAM_COMPETITION_SLUG
+    phase = (
+        Phase.objects.filter(competition__slug=slug, kind=kind)
+        .select_related("competition")
+        .prefetch_related("test_sets")
+        .first()
+    )
+    if phase is None:
+        raise Http404(f"no phase {kind!r} in the competition {slug!r}")
+    return phase
+
+
+def submissions_for_api(
+    *, user: AbstractBaseUser, competition: str | None = None, phase: str | None = None
+) -> QuerySet[Submission]:
+    """The user's team's submissions in the competition, newest first; organizers see every team's."""
+    slug = competition or settings.RECAM_COMPETITION_SLUG
+    if is_organizer(user=user):
+        queryset = Submission.objects.filter(phase__competition__slug=slug).order_by("-received_at", "-id")
+    else:
+        team = Team.objects.filter(competition__slug=slug, memberships__user=user).first()
+        if team is None:
+            return Submission.objects.none()
+        queryset = submission_list_for_team(team=team)
+    if phase:
+        queryset = queryset.filter(phase__kind=phase)
+    return queryset.select_related("phase__competition", "team").prefetch_related("files", "scores")

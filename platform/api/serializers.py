@@ -1,0 +1,176 @@
+"""Request and response shapes of the token API (they also make its OpenAPI description)."""
+
+from rest_framework import serializers
+
+from submissions.models import Score, Submission, SubmissionFile
+
+SUBTASK_CHOICES = [1, 2]
+
+
+class SubmissionUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        help_text="a zip holding subtask1.csv and/or subtask2.csv, or one of those CSVs"
+    )
+    trained_on_1 = serializers.IntegerField(
+        min_value=1,
+        max_value=2,
+        required=False,
+        help_text="subtask whose training data the subtask1.csv system used (default 1)",
+    )
+    trained_on_2 = serializers.IntegerField(
+        min_value=1,
+        max_value=2,
+        required=False,
+        help_text="subtask whose training data the subtask2.csv system used (default 2)",
+    )
+    system_name = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+
+    def trained_on(self) -> dict[int, int]:
+        """``{test subtask: trained-on subtask}`` with the default (the same subtask) filled in."""
+        data = self.validated_data
+        return {subtask: int(data.get(f"trained_on_{subtask}") or subtask) for subtask in SUBTASK_CHOICES}
+
+
+class SubmissionFileSerializer(serializers.ModelSerializer):
+    subtask = serializers.IntegerField(help_text="the test subtask of this file")
+    trained_on = serializers.IntegerField(help_text="the subtask whose training data the system used")
+
+    class Meta:
+        model = SubmissionFile
+        fields = ("name", "subtask", "trained_on", "sha256", "num_predictions")
+
+
+class ScoreSerializer(serializers.ModelSerializer):
+    test_subtask = serializers.IntegerField()
+    trained_on_subtask = serializers.IntegerField(source="trained_on")
+    cross = serializers.BooleanField(source="is_cross")
+
+    class Meta:
+        model = Score
+        fields = (
+            "test_subtask",
+            "trained_on_subtask",
+            "cross",
+            "correct",
+            "total",
+            "accuracy",
+            "scorer_version",
+            "gold_sha256",
+        )
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    """A submission; ``scores`` is empty while the phase hides results (``results_hidden``)."""
+
+    phase = serializers.CharField(source="phase.kind")
+    competition = serializers.CharField(source="phase.competition.slug")
+    team = serializers.CharField(source="team.name")
+    status_display = serializers.CharField(source="get_status_display")
+    files = SubmissionFileSerializer(many=True)
+    scores = serializers.SerializerMethodField()
+    results_hidden = serializers.SerializerMethodField()
+    validity = serializers.SerializerMethodField()
+    best_accuracy = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Submission
+        fields = (
+            "id",
+            "competition",
+            "phase",
+            "team",
+            "status",
+            "status_display",
+            "failure_reason",
+            "system_name",
+            "description",
+            "original_filename",
+            "sha256",
+            "size",
+            "received_at",
+            "queued_at",
+            "scoring_started_at",
+            "finished_at",
+            "files",
+            "validity",
+            "results_hidden",
+            "scores",
+            "best_accuracy",
+        )
+
+    def _hidden(self, sub: Submission) -> bool:
+        return sub.phase.results_hidden and not self.context.get("organizer", False)
+
+    def get_results_hidden(self, sub: Submission) -> bool:
+        return self._hidden(sub)
+
+    def get_scores(self, sub: Submission) -> list[dict]:
+        return [] if self._hidden(sub) else ScoreSerializer(sub.scores.all(), many=True).data
+
+    def get_best_accuracy(self, sub: Submission) -> float | None:
+        if self._hidden(sub):
+            return None
+        return max((s.accuracy for s in sub.scores.all()), default=None)
+
+    def get_validity(self, sub: Submission) -> str:
+        """What a team may always know: its file was valid, and which ids it covered."""
+        files = ", ".join(f"{f.name}: {f.num_predictions:,} predictions" for f in sub.files.all())
+        return f"valid upload (sha256 {sub.sha256[:12]}...; {files})" if files else ""
+
+
+class ProblemSerializer(serializers.Serializer):
+    file = serializers.CharField()
+    line = serializers.IntegerField(allow_null=True)
+    message = serializers.CharField()
+    text = serializers.CharField(help_text="the problem as the web form shows it")
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    problems = ProblemSerializer(many=True, required=False)
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="null for baselines and cross-only rows (not ranked)"
+    )
+    team = serializers.CharField()
+    is_baseline = serializers.BooleanField()
+    accuracy = serializers.FloatField(allow_null=True, help_text="Acc: best score trained on this subtask")
+    correct = serializers.IntegerField(allow_null=True)
+    total = serializers.IntegerField(allow_null=True)
+    submitted_at = serializers.DateTimeField(allow_null=True)
+    cross_accuracy = serializers.FloatField(
+        allow_null=True, help_text="Acc. Cross: trained on the other subtask"
+    )
+    cross_correct = serializers.IntegerField(allow_null=True)
+    cross_total = serializers.IntegerField(allow_null=True)
+    drop = serializers.FloatField(allow_null=True, help_text="accuracy - cross_accuracy")
+
+
+class LeaderboardTableSerializer(serializers.Serializer):
+    subtask = serializers.IntegerField()
+    title = serializers.CharField()
+    cross_from = serializers.IntegerField(help_text="the training subtask of the Acc. Cross column")
+    rows = LeaderboardRowSerializer(many=True)
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    competition = serializers.CharField()
+    phase = serializers.CharField()
+    results_hidden = serializers.BooleanField(
+        help_text="true: the organizers have not published the results yet"
+    )
+    scorer_version = serializers.CharField()
+    tables = LeaderboardTableSerializer(many=True)
+
+
+class TokenSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    token = serializers.CharField()
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)

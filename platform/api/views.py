@@ -1,0 +1,202 @@
+"""Thin API views: parse the request, call one service or selector, serialise the answer."""
+
+from dataclasses import asdict
+
+from django.conf import settings
+from django.contrib.auth import authenticate
+from django.http import Http404
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework import status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api import serializers as s
+from api.errors import api_exception_handler
+from api.selectors import is_organizer, phase_for_api, submissions_for_api
+from api.services import token_get_or_create
+from competitions.errors import ApplicationError
+from leaderboards.selectors import leaderboard_tables
+from recam.metrics import SCORER_VERSION
+from submissions.selectors import submission_get_for_user
+from submissions.services import submission_create
+from teams.selectors import team_for_user
+
+
+def documented(**kwargs):
+    """``extend_schema`` built on drf-spectacular's AutoSchema whatever DEFAULT_SCHEMA_CLASS says."""
+
+    def decorator(method):
+        method.schema = AutoSchema
+        return extend_schema(**kwargs)(method)
+
+    return decorator
+
+
+COMPETITION = OpenApiParameter(
+    "competition", str, description="competition slug (default: the site's ReCAM competition)"
+)
+
+
+class ApiView(APIView):
+    """Token (or browser session) authentication, JSON only, errors as ``{"detail", "problems"}``."""
+
+    authentication_classes = (TokenAuthentication, SessionAuthentication)
+    permission_classes = (IsAuthenticated,)
+    renderer_classes = (JSONRenderer,)
+    schema = AutoSchema()
+
+    def get_exception_handler(self):
+        return api_exception_handler
+
+
+class PhaseSubmissionsView(ApiView):
+    parser_classes = (MultiPartParser, FormParser)
+
+    @documented(
+        operation_id="submission_create",
+        request={"multipart/form-data": s.SubmissionUploadSerializer},
+        parameters=[COMPETITION],
+        responses={201: s.SubmissionSerializer, 400: s.ErrorSerializer},
+        description="Upload predictions to a phase. Validated in the request: a 400 lists every problem "
+        "with file and line, and an invalid upload is not stored, queued or counted.",
+    )
+    def post(self, request, phase: str) -> Response:
+        phase_obj = phase_for_api(kind=phase, competition=request.query_params.get("competition"))
+        upload = s.SubmissionUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        team = team_for_user(competition=phase_obj.competition, user=request.user)
+        if team is None:
+            raise ApplicationError(
+                "you are not in a team in this competition: create or join one on the site first"
+            )
+        file = upload.validated_data["file"]
+        # As the web form: an upload over the limit is refused from its size alone, its bytes never read.
+        submission = submission_create(
+            phase=phase_obj,
+            team=team,
+            filename=file.name,
+            data=file.read() if file.size <= settings.SUBMISSION_MAX_BYTES else b"",
+            size=file.size,
+            submitted_by=request.user,
+            trained_on=upload.trained_on(),
+            system_name=upload.validated_data["system_name"],
+            description=upload.validated_data["description"],
+        )
+        submission = submission_get_for_user(user=request.user, submission_id=submission.pk)
+        body = s.SubmissionSerializer(submission, context=_context(request)).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class SubmissionListView(ApiView):
+    @documented(
+        operation_id="submission_list",
+        parameters=[COMPETITION, OpenApiParameter("phase", str, description="only this phase")],
+        responses={200: s.SubmissionSerializer(many=True)},
+        description="Your team's submissions, newest first (organizers: all submissions).",
+    )
+    def get(self, request) -> Response:
+        phase = request.query_params.get("phase")
+        queryset = submissions_for_api(
+            user=request.user, competition=request.query_params.get("competition"), phase=phase
+        )
+        return Response(s.SubmissionSerializer(queryset, many=True, context=_context(request)).data)
+
+
+class SubmissionDetailView(ApiView):
+    @documented(
+        operation_id="submission_retrieve",
+        responses={200: s.SubmissionSerializer, 404: s.ErrorSerializer},
+        description="Status, validity and scores of a submission: 404 unless it is your team's (or you organize).",
+    )
+    def get(self, request, pk: int) -> Response:
+        submission = submission_get_for_user(user=request.user, submission_id=pk)
+        if submission is None:
+            raise Http404("no such submission among your team's")
+        return Response(s.SubmissionSerializer(submission, context=_context(request)).data)
+
+
+class LeaderboardView(ApiView):
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
+
+    @documented(
+        operation_id="leaderboard_retrieve",
+        parameters=[COMPETITION],
+        responses={200: s.LeaderboardSerializer, 404: s.ErrorSerializer},
+        description="A phase's public leaderboard, one table per test set (the paper's Tables 6 and 7).",
+    )
+    def get(self, request, phase: str) -> Response:
+        phase_obj = phase_for_api(kind=phase, competition=request.query_params.get("competition"))
+        hidden = phase_obj.results_hidden
+        tables = (
+            []
+            if hidden
+            else [
+                {**asdict(t), "rows": [_row(r) for r in t.rows]}
+                for t in leaderboard_tables(
+                    phase=phase_obj, subtasks=[ts.subtask for ts in phase_obj.test_sets.all()]
+                )
+            ]
+        )
+        body = {
+            "competition": phase_obj.competition.slug,
+            "phase": phase_obj.kind,
+            "results_hidden": hidden,
+            "scorer_version": SCORER_VERSION,
+            "tables": tables,
+        }
+        return Response(s.LeaderboardSerializer(body).data)
+
+
+class TokenView(ApiView):
+    permission_classes = (AllowAny,)
+    parser_classes = (JSONParser, FormParser, MultiPartParser)
+
+    @documented(
+        operation_id="token_retrieve",
+        responses={200: s.TokenSerializer},
+        description="Your API token (created if needed), for a logged-in browser session or a token.",
+    )
+    def get(self, request) -> Response:
+        if not request.user.is_authenticated:
+            raise AuthenticationFailed("log in on the site first, or POST your username and password here")
+        return Response(_token_body(request.user))
+
+    @documented(
+        operation_id="token_create",
+        request=s.TokenRequestSerializer,
+        responses={200: s.TokenSerializer, 400: s.ErrorSerializer},
+        description="Exchange a username and password for the API token (created if needed).",
+    )
+    def post(self, request) -> Response:
+        credentials = s.TokenRequestSerializer(data=request.data)
+        credentials.is_valid(raise_exception=True)
+        user = authenticate(request=request, **credentials.validated_data)
+        if user is None:
+            raise ApplicationError("unknown username or wrong password")
+        return Response(_token_body(user))
+
+
+class SchemaView(SpectacularAPIView):
+    """The OpenAPI description of this API (the schema endpoint itself is left out of it)."""
+
+    schema = None
+
+
+def _token_body(user) -> dict:
+    return {"username": user.get_username(), "token": token_get_or_create(user=user).key}
+
+
+def _row(row) -> dict:
+    return {**asdict(row), "drop": row.drop}
+
+
+def _context(request) -> dict:
+    return {"request": request, "organizer": is_organizer(user=request.user)}

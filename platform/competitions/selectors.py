@@ -1,0 +1,56 @@
+"""Reads: competitions, phases, test sets and (for the scoring service only) gold labels."""
+
+import hashlib
+from pathlib import Path
+
+from django.conf import settings
+from django.db.models import Prefetch, QuerySet
+
+from competitions.models import Competition, GoldAnswers, Phase, TestSet
+
+
+def competition_get(*, slug: str) -> Competition | None:
+    return (
+        Competition.objects.filter(slug=slug)
+        .prefetch_related(Prefetch("phases", queryset=Phase.objects.prefetch_related("test_sets__gold")))
+        .first()
+    )
+
+
+def competition_list() -> QuerySet[Competition]:
+    return Competition.objects.order_by("created_at")
+
+
+def phase_get(*, competition: Competition, kind: str) -> Phase | None:
+    return Phase.objects.filter(competition=competition, kind=kind).first()
+
+
+def phase_expected_ids(*, phase: Phase) -> dict[int, frozenset[int]]:
+    """``{subtask: test ids}`` for every test set of the phase: what an upload is validated against."""
+    return {ts.subtask: frozenset(ts.question_ids) for ts in phase.test_sets.all()}
+
+
+def gold_path(*, gold: GoldAnswers) -> Path:
+    return Path(settings.GOLD_ROOT) / gold.path
+
+
+def gold_labels(*, test_set: TestSet) -> tuple[dict[int, int], str] | None:
+    """The gold ``{id: label}`` and its sha256, or None when no gold is loaded yet.
+
+    The stored file is checked against the recorded sha256, so a score always names the exact gold it used.
+    """
+    gold = GoldAnswers.objects.filter(test_set=test_set).first()
+    if gold is None:
+        return None
+    path = gold_path(gold=gold)
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != gold.sha256:
+        raise ValueError(f"{path}: sha256 {digest} differs from the recorded {gold.sha256}")
+    labels: dict[int, int] = {}
+    for lineno, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+        qid, label = line.split(",")
+        labels[int(qid)] = int(label)
+        if not 0 <= labels[int(qid)] <= 4:
+            raise ValueError(f"{path}, line {lineno}: label {label} out of range")
+    return labels, digest

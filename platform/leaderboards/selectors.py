@@ -1,0 +1,104 @@
+"""Reads: the public leaderboard of a phase, one table per test set (the task paper's Tables 6 and 7)."""
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from competitions.models import Phase, Subtask
+from leaderboards.models import LeaderboardEntry
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int | None  # None: a baseline, or a team with only a cross result
+    team: str
+    is_baseline: bool
+    accuracy: float | None
+    correct: int | None
+    total: int | None
+    submitted_at: dt.datetime | None
+    cross_accuracy: float | None
+    cross_correct: int | None
+    cross_total: int | None
+
+    @property
+    def drop(self) -> float | None:
+        """Acc minus Acc. Cross, in accuracy units (the paper prints it in points with a down arrow)."""
+        if self.accuracy is None or self.cross_accuracy is None:
+            return None
+        return self.accuracy - self.cross_accuracy
+
+
+@dataclass(frozen=True)
+class LeaderboardTable:
+    subtask: int
+    title: str
+    cross_from: int
+    rows: tuple[LeaderboardRow, ...]
+
+
+def leaderboard_tables(*, phase: Phase, subtasks: Iterable[int] = ()) -> list[LeaderboardTable]:
+    """One table per test set of the phase, in one query: baselines on top (unranked), then teams by Acc.
+
+    Ties share a rank ("1, 1, 3") and the earlier submission is listed first; a team with only a cross
+    result is listed after the ranked teams, unranked.
+    """
+    entries = list(LeaderboardEntry.objects.filter(phase=phase).order_by("test_subtask", "team_name"))
+    every = sorted({e.test_subtask for e in entries} | set(subtasks))
+    return [_table(subtask, [e for e in entries if e.test_subtask == subtask]) for subtask in every]
+
+
+def _table(subtask: int, entries: list[LeaderboardEntry]) -> LeaderboardTable:
+    baselines = sorted((e for e in entries if e.is_baseline), key=lambda e: -(e.accuracy or 0.0))
+    teams = [e for e in entries if not e.is_baseline]
+    ranked = sorted(
+        (e for e in teams if e.accuracy is not None), key=lambda e: (-e.accuracy, e.submitted_at, e.id)
+    )
+    cross_only = [e for e in teams if e.accuracy is None]
+    rows = [_row(e, None) for e in baselines]
+    rank, previous = 0, None
+    for position, entry in enumerate(ranked, start=1):
+        if entry.accuracy != previous:
+            rank, previous = position, entry.accuracy
+        rows.append(_row(entry, rank))
+    rows.extend(_row(e, None) for e in cross_only)
+    return LeaderboardTable(
+        subtask=subtask, title=Subtask(subtask).label, cross_from=3 - subtask, rows=tuple(rows)
+    )
+
+
+def _row(entry: LeaderboardEntry, rank: int | None) -> LeaderboardRow:
+    return LeaderboardRow(
+        rank=rank,
+        team=entry.team_name,
+        is_baseline=entry.is_baseline,
+        accuracy=entry.accuracy,
+        correct=entry.correct,
+        total=entry.total,
+        submitted_at=entry.submitted_at,
+        cross_accuracy=entry.cross_accuracy,
+        cross_correct=entry.cross_correct,
+        cross_total=entry.cross_total,
+    )
+
+
+def leaderboard_records(*, phase: Phase) -> list[dict]:
+    """Flat rows for csv/json export."""
+    return [
+        {
+            "test_subtask": table.subtask,
+            "rank": row.rank,
+            "team": row.team,
+            "baseline": row.is_baseline,
+            "accuracy": row.accuracy,
+            "correct": row.correct,
+            "total": row.total,
+            "accuracy_cross": row.cross_accuracy,
+            "correct_cross": row.cross_correct,
+            "total_cross": row.cross_total,
+            "drop": row.drop,
+            "submitted_at": row.submitted_at.isoformat() if row.submitted_at else None,
+        }
+        for table in leaderboard_tables(phase=phase)
+        for row in table.rows
+    ]

@@ -1,0 +1,19 @@
+// Poll a submission's status JSON until it is done, then reload the page to show the scores.
+(function () {
+  const el = document.getElementById("status");
+  if (!el || el.dataset.done === "true") return;
+  const url = el.dataset.url;
+  async function poll() {
+    try {
+      const response = await fetch(url, { headers: { Accept: "application/json" } });
+      if (response.ok) {
+        const data = await response.json();
+        el.textContent = data.status_label;
+        el.className = "badge status-" + data.status;
+        if (data.done) { window.location.reload(); return; }
+      }
+    } catch (e) { /* the network hiccuped: try again */ }
+    setTimeout(poll, 1000);
+  }
+  setTimeout(poll, 500);
+})();

@@ -1,0 +1,91 @@
+import io
+import zipfile
+
+from django.contrib import admin, messages
+from django.http import HttpResponse
+
+from submissions.models import Score, Submission, SubmissionFile
+from submissions.services import submission_mark_failed, submission_requeue
+
+
+class SubmissionFileInline(admin.TabularInline):
+    model = SubmissionFile
+    extra = 0
+    readonly_fields = ("name", "subtask", "trained_on", "sha256", "num_predictions")
+
+
+class ScoreInline(admin.TabularInline):
+    model = Score
+    extra = 0
+    readonly_fields = (
+        "test_subtask",
+        "trained_on",
+        "correct",
+        "total",
+        "accuracy",
+        "scorer_version",
+        "gold_sha256",
+    )
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ("id", "team", "phase", "status", "received_at", "finished_at", "attempts", "is_baseline")
+    list_filter = ("phase", "status", "is_baseline")
+    search_fields = ("team__name", "sha256", "system_name")
+    readonly_fields = (
+        "sha256",
+        "size",
+        "received_at",
+        "queued_at",
+        "scoring_started_at",
+        "finished_at",
+        "attempts",
+    )
+    inlines = (SubmissionFileInline, ScoreInline)
+    actions = ("rescore", "mark_failed", "download_files")
+
+    @admin.action(description="Re-score the selected submissions")
+    def rescore(self, request, queryset) -> None:
+        for submission in queryset:
+            submission_requeue(submission=submission)
+        messages.success(request, f"{queryset.count()} submission(s) queued for scoring.")
+
+    @admin.action(description="Mark the selected submissions failed")
+    def mark_failed(self, request, queryset) -> None:
+        for submission in queryset:
+            submission_mark_failed(submission=submission, reason="marked failed by the organizers")
+        messages.success(request, f"{queryset.count()} submission(s) marked failed.")
+
+    @admin.action(description="Download the submitted files (zip)")
+    def download_files(self, request, queryset) -> HttpResponse:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for submission in queryset.select_related("team"):
+                with submission.file.open("rb") as handle:
+                    archive.writestr(
+                        f"{submission.pk}-{submission.team.name}-{submission.original_filename}",
+                        handle.read(),
+                    )
+        response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+        response["Content-Disposition"] = 'attachment; filename="submissions.zip"'
+        return response
+
+
+@admin.register(Score)
+class ScoreAdmin(admin.ModelAdmin):
+    list_display = (
+        "submission",
+        "test_subtask",
+        "trained_on",
+        "correct",
+        "total",
+        "accuracy",
+        "scorer_version",
+    )
+    list_filter = ("test_subtask", "trained_on")
+
+
+@admin.register(SubmissionFile)
+class SubmissionFileAdmin(admin.ModelAdmin):
+    list_display = ("submission", "name", "subtask", "trained_on", "num_predictions")

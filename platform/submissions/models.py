@@ -1,0 +1,101 @@
+"""Submissions (one upload of one team to one phase), their files and their score rows."""
+
+from django.conf import settings
+from django.db import models
+
+from competitions.models import Subtask
+
+
+def _upload_path(instance: "Submission", filename: str) -> str:
+    return f"submissions/{instance.phase_id}/{instance.team_id}/{instance.sha256[:16]}-{filename}"
+
+
+class Submission(models.Model):
+    class Status(models.TextChoices):
+        RECEIVED = "received", "Received"
+        QUEUED = "queued", "Queued"
+        SCORING = "scoring", "Scoring"
+        WAITING_GOLD = "waiting", "Valid; waiting for the gold answers"
+        SCORED = "scored", "Scored"
+        FAILED = "failed", "Failed"
+
+    team = models.ForeignKey("teams.Team", on_delete=models.PROTECT, related_name="submissions")
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.PROTECT, related_name="submissions")
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    is_baseline = models.BooleanField(default=False)
+    system_name = models.CharField(max_length=100, blank=True)
+    description = models.TextField(blank=True, help_text="a short description of the method")
+    file = models.FileField(upload_to=_upload_path, max_length=300)
+    original_filename = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RECEIVED)
+    failure_reason = models.TextField(blank=True)
+    received_at = models.DateTimeField()
+    queued_at = models.DateTimeField(null=True, blank=True)
+    scoring_started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # For a reaper of stuck submissions: how often scoring started, and until when the current try holds it.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-received_at", "-id")
+        indexes = (
+            models.Index(fields=["team", "phase", "received_at"]),
+            models.Index(fields=["status", "queued_at"]),
+        )
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.team} {self.phase.kind}"
+
+
+class SubmissionFile(models.Model):
+    """One prediction file in an upload, with the subtask whose training data the system used."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="files")
+    name = models.CharField(max_length=20)
+    subtask = models.PositiveSmallIntegerField(choices=Subtask.choices)
+    trained_on = models.PositiveSmallIntegerField(choices=Subtask.choices)
+    sha256 = models.CharField(max_length=64)
+    num_predictions = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ("submission", "subtask")
+        constraints = (
+            models.UniqueConstraint(fields=["submission", "subtask"], name="one_file_per_subtask"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.name} (trained on subtask {self.trained_on})"
+
+    @property
+    def is_cross(self) -> bool:
+        return self.subtask != self.trained_on
+
+
+class Score(models.Model):
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="scores")
+    test_subtask = models.PositiveSmallIntegerField(choices=Subtask.choices)
+    trained_on = models.PositiveSmallIntegerField(choices=Subtask.choices)
+    correct = models.PositiveIntegerField()
+    total = models.PositiveIntegerField()
+    accuracy = models.FloatField()
+    scorer_version = models.CharField(max_length=40)
+    gold_sha256 = models.CharField(max_length=64)
+    scored_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("submission", "test_subtask")
+        constraints = (
+            models.UniqueConstraint(fields=["submission", "test_subtask"], name="one_score_per_test_subtask"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}: subtask {self.test_subtask} <- {self.trained_on}: {self.accuracy:.4f}"
+
+    @property
+    def is_cross(self) -> bool:
+        return self.test_subtask != self.trained_on

@@ -1,0 +1,237 @@
+"""Writes: validate and store an upload, queue it, score it, fail or re-queue it."""
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+
+from competitions.errors import ApplicationError
+from competitions.models import Phase
+from competitions.selectors import gold_labels, phase_expected_ids
+from leaderboards.services import leaderboard_refresh
+from recam.metrics import SCORER_VERSION, Score, score_predictions
+from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
+from submissions.models import Score as ScoreRow
+from submissions.models import Submission, SubmissionFile
+from teams.models import Team
+
+Status = Submission.Status
+TERMINAL = (Status.SCORED, Status.FAILED, Status.WAITING_GOLD)
+
+
+def submission_validate(
+    *, phase: Phase, filename: str, data: bytes, size: int | None = None
+) -> ParsedSubmission:
+    """Parse an upload against the phase's test ids; raise SubmissionError listing every problem."""
+    limit = settings.SUBMISSION_MAX_BYTES
+    if size is not None and size > limit:  # refused before the bytes are read
+        raise SubmissionError(
+            [
+                Problem(
+                    filename, f"the file is {size / 2**20:.1f} MiB, over the limit of {limit / 2**20:.1f} MiB"
+                )
+            ]
+        )
+    return parse_submission(
+        data=data,
+        filename=filename,
+        expected_ids=phase_expected_ids(phase=phase),
+        limits=Limits(max_bytes=limit),
+    )
+
+
+def submission_create(
+    *,
+    phase: Phase,
+    team: Team,
+    filename: str,
+    data: bytes,
+    size: int | None = None,
+    submitted_by: AbstractBaseUser | None = None,
+    trained_on: dict[int, int] | None = None,
+    system_name: str = "",
+    description: str = "",
+    check_window: bool = True,
+) -> Submission:
+    """Validate, store the file (with its sha256), then record and queue the submission on commit.
+
+    An invalid upload raises SubmissionError and leaves nothing behind: no file, no row, no task.
+    """
+    if team.competition_id != phase.competition_id:
+        raise ApplicationError(f"the team {team.name!r} is not in this competition")
+    now = timezone.now()
+    if check_window and not phase.is_open(at=now):
+        raise ApplicationError(
+            f"the {phase.title} phase is not open for submissions at {now:%Y-%m-%d %H:%M} UTC"
+        )
+    parsed = submission_validate(phase=phase, filename=filename, data=data, size=size)
+    trained = {f.subtask: (trained_on or {}).get(f.subtask, f.subtask) for f in parsed.files}
+    if any(value not in (1, 2) for value in trained.values()):
+        raise ApplicationError("the trained-on subtask must be 1 or 2")
+    submission = Submission(
+        team=team,
+        phase=phase,
+        submitted_by=submitted_by,
+        is_baseline=team.is_baseline,
+        system_name=system_name.strip()[:100],
+        description=description.strip(),
+        original_filename=filename[:255],
+        sha256=parsed.sha256,
+        size=len(data),
+        status=Status.RECEIVED,
+        received_at=now,
+    )
+    submission.file.save(filename.replace("/", "_")[-80:], ContentFile(data), save=False)
+    try:
+        with transaction.atomic():
+            submission.save()
+            SubmissionFile.objects.bulk_create(
+                SubmissionFile(
+                    submission=submission,
+                    name=f.name,
+                    subtask=f.subtask,
+                    trained_on=trained[f.subtask],
+                    sha256=f.sha256,
+                    num_predictions=len(f.predictions),
+                )
+                for f in parsed.files
+            )
+            _queue(submission)
+    except Exception:
+        submission.file.delete(save=False)
+        raise
+    return submission
+
+
+def _queue(submission: Submission) -> None:
+    from tasks.scoring import score_submission
+
+    submission.status = Status.QUEUED
+    submission.queued_at = timezone.now()
+    submission.lease_expires_at = None
+    submission.save(update_fields=["status", "queued_at", "lease_expires_at"])
+    score_submission.apply_async_on_commit(args=[submission.pk], queue=settings.CELERY_SCORING_QUEUE)
+
+
+@dataclass(frozen=True)
+class _Result:
+    test_subtask: int
+    trained_on: int
+    score: Score
+    gold_sha256: str
+
+
+def submission_score(*, submission_id: int) -> Submission:
+    """Score one submission. Idempotent: a finished submission is left as it is; a rerun rewrites the same rows."""
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().get(pk=submission_id)
+        if submission.status in TERMINAL:
+            return submission
+        now = timezone.now()
+        submission.status = Status.SCORING
+        submission.scoring_started_at = now
+        submission.attempts += 1
+        submission.lease_expires_at = now + dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+        submission.save(update_fields=["status", "scoring_started_at", "attempts", "lease_expires_at"])
+    try:
+        results = _compute(submission)
+    except SubmissionError as exc:
+        return submission_mark_failed(
+            submission=submission, reason=f"the stored file does not validate:\n{exc}"
+        )
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update().select_related("phase", "team").get(pk=submission_id)
+        )
+        if submission.status != Status.SCORING:  # another run finished first
+            return submission
+        if results is None:
+            submission.status = Status.WAITING_GOLD
+        else:
+            _write_scores(submission, results)
+            submission.status = Status.SCORED
+        submission.finished_at = timezone.now()
+        submission.lease_expires_at = None
+        submission.failure_reason = ""
+        submission.save(update_fields=["status", "finished_at", "lease_expires_at", "failure_reason"])
+        leaderboard_refresh(phase=submission.phase, team=submission.team)
+    return submission
+
+
+def _compute(submission: Submission) -> list[_Result] | None:
+    """Scores per file, or None when a test set has no gold answers yet."""
+    phase = submission.phase
+    with submission.file.open("rb") as handle:
+        data = handle.read()
+    parsed = parse_submission(
+        data=data,
+        filename=submission.original_filename,
+        expected_ids=phase_expected_ids(phase=phase),
+        limits=Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data))),
+    )
+    trained_on = dict(submission.files.values_list("subtask", "trained_on"))
+    test_sets = {ts.subtask: ts for ts in phase.test_sets.all()}
+    results = []
+    for prediction_file in parsed.files:
+        gold = gold_labels(test_set=test_sets[prediction_file.subtask])
+        if gold is None:
+            return None
+        labels, gold_sha256 = gold
+        score = score_predictions(predictions=prediction_file.predictions, gold=labels)
+        results.append(
+            _Result(
+                test_subtask=prediction_file.subtask,
+                trained_on=trained_on.get(prediction_file.subtask, prediction_file.subtask),
+                score=score,
+                gold_sha256=gold_sha256,
+            )
+        )
+    return results
+
+
+def _write_scores(submission: Submission, results: list[_Result]) -> None:
+    ScoreRow.objects.filter(submission=submission).exclude(
+        test_subtask__in=[r.test_subtask for r in results]
+    ).delete()
+    for result in results:
+        ScoreRow.objects.update_or_create(
+            submission=submission,
+            test_subtask=result.test_subtask,
+            defaults={
+                "trained_on": result.trained_on,
+                "correct": result.score.correct,
+                "total": result.score.total,
+                "accuracy": result.score.accuracy,
+                "scorer_version": SCORER_VERSION,
+                "gold_sha256": result.gold_sha256,
+            },
+        )
+
+
+def submission_mark_failed(*, submission: Submission, reason: str) -> Submission:
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update().select_related("phase", "team").get(pk=submission.pk)
+        )
+        submission.status = Status.FAILED
+        submission.failure_reason = reason
+        submission.finished_at = timezone.now()
+        submission.lease_expires_at = None
+        submission.save(update_fields=["status", "failure_reason", "finished_at", "lease_expires_at"])
+        ScoreRow.objects.filter(submission=submission).delete()
+        leaderboard_refresh(phase=submission.phase, team=submission.team)
+    return submission
+
+
+def submission_requeue(*, submission: Submission) -> Submission:
+    """Queue a submission again (re-score after new gold, or an organizer's re-score action)."""
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().get(pk=submission.pk)
+        submission.failure_reason = ""
+        submission.save(update_fields=["failure_reason"])
+        _queue(submission)
+    return submission

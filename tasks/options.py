@@ -1,0 +1,26 @@
+"""Celery task: train and rank one (subtask, reader, fold) of option generation (task paper §3.5).
+
+The task gets ids only (a work dir holding ``plan.json``, and which fold); the work dir must be on
+storage the worker shares with the caller. Reruns are idempotent: a finished fold is read back.
+"""
+
+from django.conf import settings
+
+from datagen.retrieval import run_planned_fold
+from tasks.app import app
+
+
+def options_queue() -> str:
+    """The GPU-capable queue (CELERY_GPU_QUEUE, default "gpu"); the CPU queue if that setting is empty."""
+    return settings.CELERY_GPU_QUEUE or settings.CELERY_CPU_QUEUE
+
+
+@app.task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    time_limit=settings.CELERY_LONG_TASK_TIME_LIMIT,
+    soft_time_limit=settings.CELERY_LONG_TASK_TIME_LIMIT - 60,
+)
+def options_train_fold(*, work_dir: str, subtask: str, reader: str, fold: int) -> dict:
+    """Bad input (a stale work dir, a missing file) raises ValueError: a terminal failure, no retry."""
+    return run_planned_fold(work_dir=work_dir, subtask=subtask, reader=reader, fold=fold, progress=False)

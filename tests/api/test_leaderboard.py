@@ -1,0 +1,56 @@
+"""The public leaderboard as JSON."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from recam.metrics import SCORER_VERSION
+from submissions.services import submission_score
+from tests.api.conftest import independent_accuracy, token_client
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def scored(alice, example_zip):
+    response = token_client(alice[0]).post(
+        "/api/phases/practice/submissions/",
+        {"file": SimpleUploadedFile("p.zip", example_zip)},
+        format="multipart",
+    )
+    submission_score(submission_id=response.json()["id"])
+
+
+def test_leaderboard_is_public_and_holds_the_scored_team(scored, recam_data_dir):
+    response = APIClient().get("/api/phases/practice/leaderboard/")
+    assert response.status_code == 200
+    board = response.json()
+    assert (board["phase"], board["results_hidden"], board["scorer_version"]) == (
+        "practice",
+        False,
+        SCORER_VERSION,
+    )
+    tables = {t["subtask"]: t for t in board["tables"]}
+    assert sorted(tables) == [1, 2]
+    for subtask, table in tables.items():
+        correct, total = independent_accuracy(
+            recam_data_dir / "submission_example" / f"subtask{subtask}.csv",
+            recam_data_dir / "training_data" / f"Task_{subtask}_dev.jsonl",
+        )
+        [row] = table["rows"]
+        assert (row["rank"], row["team"], row["correct"], row["total"]) == (1, "Alpha", correct, total)
+        assert row["cross_accuracy"] is None
+        assert row["drop"] is None
+
+
+def test_leaderboard_of_a_hidden_phase_says_so(scored, practice):
+    practice.results_hidden = True
+    practice.save(update_fields=["results_hidden"])
+    board = APIClient().get("/api/phases/practice/leaderboard/").json()
+    assert board["results_hidden"] is True
+    assert board["tables"] == []
+
+
+def test_leaderboard_of_an_unknown_competition_is_404(competition):
+    response = APIClient().get("/api/phases/practice/leaderboard/", {"competition": "nope"})
+    assert response.status_code == 404

@@ -1,0 +1,124 @@
+"""Retrieval metrics, report tables, and a real 2-fold option run with tiny readers on ReCAM dev records."""
+
+import json
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from datagen.cli_options import options
+from datagen.options import check_question, read_candidates
+from datagen.resources import wordnet as load_wordnet
+from datagen.retrieval import metrics_table, retrieval_metrics
+from datagen.stats import size_table
+from recam.records import read_questions
+
+
+def test_retrieval_metrics_on_hand_checked_ranks():
+    metrics = retrieval_metrics(gold_ranks=[1, 2, 4, 5, 10, 11, None, 1])
+    assert metrics["MRR"] == pytest.approx((1 + 1 / 2 + 1 / 4 + 1 / 5 + 1 / 10 + 1 / 11 + 0 + 1) / 8)
+    assert metrics["R@1"] == 2 / 8
+    assert metrics["R@5"] == 5 / 8
+    assert metrics["R@10"] == 6 / 8
+
+
+def test_retrieval_metrics_reject_bad_input():
+    with pytest.raises(ValueError, match="no rankings"):
+        retrieval_metrics(gold_ranks=[])
+    with pytest.raises(ValueError, match="1-based"):
+        retrieval_metrics(gold_ranks=[0, 3])
+
+
+def test_tables_follow_the_paper_layout():
+    table = metrics_table(
+        rows={
+            "ga": {"MRR": 0.2451, "R@1": 0.175, "R@5": 0.314, "R@10": 0.378},
+            "att-gloss": dict.fromkeys(("MRR", "R@1", "R@5", "R@10"), 0.5),
+        }
+    )
+    lines = table.splitlines()
+    assert lines[0] == "| | MRR | R@1 | R@5 | R@10 |"
+    assert lines[2] == "| GAReader | 0.245 | 0.175 | 0.314 | 0.378 |"
+    assert lines[3].startswith("| +gloss | 0.500")
+    sizes = size_table(counts={"Train": {"1": 3227, "2": 3318}, "Dev": {"1": 837, "2": 851}})
+    assert sizes.splitlines()[0] == "| Dataset | Subtask 1 | Subtask 2 | Total |"
+    assert sizes.splitlines()[2] == "| Train | 3,227 | 3,318 | 6,545 |"
+
+
+@pytest.fixture
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # a shared 2-core machine: more threads only contend
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture
+def dev_candidates(recam_data_dir, tmp_path):
+    """A candidate file from real ReCAM dev records: the answer is the gold option word."""
+    questions = read_questions(recam_data_dir / "training_data" / "Task_1_dev.jsonl")[:24]
+    path = tmp_path / "candidates.jsonl"
+    with path.open("w") as handle:
+        for q in questions:
+            record = {"id": q.id, "article": q.article, "question": q.question, "answer": q.answer}
+            handle.write(json.dumps({**record, "subtask": 1, "scores": {}}) + "\n")
+    return path
+
+
+TINY = ["--folds", "2", "--epochs", "1", "--hidden", "8", "--hops", "1", "--batch-size", "16"]
+
+
+def test_two_fold_run_writes_checked_recam_file_and_resumes(
+    dev_candidates, tmp_path, one_thread, monkeypatch
+):
+    output, work = tmp_path / "recam.jsonl", tmp_path / "work"
+    args = ["--candidates", str(dev_candidates), "--output", str(output), "--work-dir", str(work), *TINY]
+    result = CliRunner().invoke(options, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+    written = read_questions(output, require_labels=True)
+    candidates = {c.id: c for c in read_candidates(dev_candidates)}
+    report = json.loads((tmp_path / "recam.report.json").read_text())
+    dropped = sum(report["drops"].values())
+    assert len(written) + dropped == len(candidates)
+    assert len(written) >= len(candidates) // 2
+    wordnet = load_wordnet()
+    for question in written:
+        assert question.answer == candidates[question.id].answer
+        assert question.question == candidates[question.id].question
+        assert check_question(question=question, gold=question.answer, wordnet=wordnet) == []
+    assert set(report["retrieval"]["1"]) == {"ga", "att", "att-gloss"}
+    for metrics in report["retrieval"]["1"].values():
+        assert 0 < metrics["MRR"] <= 1
+        assert metrics["R@1"] <= metrics["R@5"] <= metrics["R@10"]
+    markdown = (tmp_path / "recam.report.md").read_text()
+    assert "| GAReader |" in markdown
+    assert "| Questions |" in markdown
+
+    # a rerun reads every fold back from the work dir: training again would fail here
+    def no_training(**_kwargs):
+        raise AssertionError("a finished fold was trained again")
+
+    monkeypatch.setattr("baselines.training.train_reader", no_training)
+    first = output.read_text()
+    result = CliRunner().invoke(options, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert output.read_text() == first
+
+
+def test_a_work_dir_from_other_inputs_is_refused(dev_candidates, tmp_path, one_thread):
+    work = tmp_path / "work"
+    base = ["--candidates", str(dev_candidates), "--work-dir", str(work), "--readers", "att", *TINY]
+    first = CliRunner().invoke(options, [*base, "--output", str(tmp_path / "a.jsonl")])
+    assert first.exit_code == 0, first.output
+    changed = CliRunner().invoke(options, [*base, "--output", str(tmp_path / "b.jsonl"), "--seed", "14"])
+    assert changed.exit_code != 0
+    assert "holds a result for other inputs" in changed.output
+
+
+def test_bad_candidates_are_reported_with_file_and_line(tmp_path):
+    path = tmp_path / "candidates.jsonl"
+    path.write_text('{"article": "A.", "question": "no placeholder", "answer": "w"}\n')
+    result = CliRunner().invoke(options, ["--candidates", str(path), "--output", str(tmp_path / "o.jsonl")])
+    assert result.exit_code != 0
+    assert "candidates.jsonl:1: the question must contain @placeholder" in result.output

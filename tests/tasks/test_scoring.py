@@ -1,0 +1,71 @@
+"""The scoring task: thin, idempotent, late-acked, retried only for transient infrastructure errors."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db.utils import OperationalError
+
+import submissions.services
+from recam.submission import SubmissionError
+from submissions.models import Score, Submission
+from submissions.services import submission_create
+from tasks.app import app
+from tasks.scoring import score_submission
+from tests.platform.factories import TeamFactory
+
+
+@pytest.fixture
+def queued(competition, practice, example_zip, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        return submission_create(
+            phase=practice, team=TeamFactory(competition=competition), filename="preds.zip", data=example_zip
+        )
+
+
+def test_task_is_late_acked_and_rejected_on_worker_loss():
+    assert score_submission.acks_late is True
+    assert score_submission.reject_on_worker_lost is True
+    assert OperationalError in score_submission.autoretry_for
+    assert not any(issubclass(SubmissionError, e) for e in score_submission.autoretry_for)
+
+
+def test_visibility_timeout_exceeds_the_task_time_limit():
+    assert app.conf.broker_transport_options["visibility_timeout"] > settings.CELERY_TASK_TIME_LIMIT
+    assert app.conf.task_serializer == "json"
+
+
+def test_running_the_task_twice_leaves_the_same_score_rows(queued):
+    assert score_submission.apply(args=[queued.pk]).get() == "scored"
+    first = list(
+        Score.objects.values_list("id", "test_subtask", "correct", "total", "accuracy", "gold_sha256")
+    )
+    assert score_submission.apply(args=[queued.pk]).get() == "scored"
+    assert (
+        list(Score.objects.values_list("id", "test_subtask", "correct", "total", "accuracy", "gold_sha256"))
+        == first
+    )
+    assert Submission.objects.get().attempts == 1
+
+
+def test_a_transient_database_error_is_retried(queued, monkeypatch):
+    real, calls = submissions.services.submission_score, []
+
+    def flaky(*, submission_id):
+        calls.append(submission_id)
+        if len(calls) == 1:
+            raise OperationalError("database is locked")
+        return real(submission_id=submission_id)
+
+    monkeypatch.setattr(submissions.services, "submission_score", flaky)
+    result = score_submission.apply(args=[queued.pk])
+    assert result.get() == "scored"
+    assert calls == [queued.pk, queued.pk]
+
+
+def test_a_bad_stored_file_is_a_terminal_explained_failure(queued):
+    Path(queued.file.path).write_bytes(b"not a zip at all")
+    assert score_submission.apply(args=[queued.pk]).get() == "failed"
+    queued.refresh_from_db()
+    assert queued.attempts == 1
+    assert "not a valid zip archive" in queued.failure_reason
