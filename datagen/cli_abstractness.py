@@ -11,8 +11,12 @@ from datagen import abstractness as ab
 def _report_line(report: ab.FitReport) -> str:
     return (
         f"| {report.variant} | {report.dims} | {report.n_train} / {report.n_test} | "
-        f"{report.train_r:.3f} | {report.test_r:.3f} | {max(report.train_p, report.test_p):.1e} |"
+        f"{report.train_r:.3f} | {report.test_r:.3f} | {_p(max(report.train_p, report.test_p))} |"
     )
+
+
+def _p(value: float) -> str:
+    return "< 1e-300" if value == 0.0 else f"{value:.1e}"  # scipy's p underflows to 0.0 below ~1e-308
 
 
 TABLE_HEAD = (
@@ -63,8 +67,13 @@ def train(variant, seed, ratings, output, epochs, if_missing) -> None:
     """Fit on the seeded 2,148-word split, report Pearson r on train and test, save the model."""
     output = output or ab.default_model_dir()
     if if_missing and (output / ab.MODEL_FILE).is_file():
-        click.echo(f"abstractness model already at {output / ab.MODEL_FILE}: skipped")
-        return
+        try:
+            ab.ImperceptibilityScorer.load(output)
+        except ValueError as stale:  # trained on other vectors or an older format: retrain below
+            click.echo(f"retraining: {stale}")
+        else:
+            click.echo(f"abstractness model already at {output / ab.MODEL_FILE}: skipped")
+            return
     scorer, report = _fit(variant, seed, ratings, epochs)
     saved = scorer.save(output)
     click.echo(TABLE_HEAD)

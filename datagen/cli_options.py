@@ -8,7 +8,7 @@ import click
 from tqdm import tqdm
 
 from datagen import resources
-from datagen.options import Candidate, build_dataset, read_candidates
+from datagen.options import Candidate, build_dataset, read_candidates, write_recam
 from datagen.retrieval import (
     READERS,
     Plan,
@@ -16,12 +16,12 @@ from datagen.retrieval import (
     load_rankings,
     read_plan,
     reader_metrics,
+    reader_pools,
     run_planned_fold,
     sha256_file,
     write_plan,
 )
 from datagen.stats import question_stats, write_report
-from recam.records import write_questions
 
 
 @click.command("options")
@@ -149,11 +149,7 @@ def _finish(
 
     plan = read_plan(work_dir=work)
     rankings = {s: load_rankings(work_dir=work, plan=plan, subtask=s, group=g) for s, g in groups.items()}
-    pools = {
-        qid: [rankings[c.subtask][r][qid].top for r in plan.readers if qid in rankings[c.subtask][r]]
-        for c in candidates
-        for qid in [c.id]
-    }
+    pools = reader_pools(rankings=rankings, readers=plan.readers)
     vectors = load_vectors(
         Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(candidates)
     )
@@ -161,19 +157,20 @@ def _finish(
         candidates=candidates, pools=pools, wordnet=wordnet(), vectors=vectors, seed=plan.seed
     )
     output.parent.mkdir(parents=True, exist_ok=True)
-    write_questions(output, built.questions)
+    write_recam(path=output, questions=built.questions, sources=built.sources)
     per_subtask: dict[str, list] = {s: [] for s in groups}
     for question, source in zip(built.questions, built.sources, strict=True):
-        per_subtask[source.subtask].append(question)
+        per_subtask[source.subtask].append((question, source))
     if len(groups) > 1:
-        for s, questions in per_subtask.items():
-            write_questions(output.with_name(f"{output.stem}.subtask{s}{output.suffix}"), questions)
+        for s, pairs in per_subtask.items():
+            split = output.with_name(f"{output.stem}.subtask{s}{output.suffix}")
+            write_recam(path=split, questions=[q for q, _ in pairs], sources=[c for _, c in pairs])
     report = write_report(
         output=output,
         retrieval={s: reader_metrics(r) for s, r in rankings.items()},
         candidates={s: len(g) for s, g in groups.items()},
         written={s: len(q) for s, q in per_subtask.items()},
-        stats={s: question_stats(q) for s, q in per_subtask.items()},
+        stats={s: question_stats([q for q, _ in pairs]) for s, pairs in per_subtask.items()},
         drops=dict(built.drops),
         excluded=dict(built.excluded),
         provenance={"plan": plan.__dict__, "work_dir": str(work), "vectors": vectors.name},

@@ -68,9 +68,13 @@ class ContextualEncoder:
 
     def embed(self, *, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """One (num_words, hidden) array per sentence of words; words cut by truncation are zeros."""
-        result: list[np.ndarray] = []
-        for start in range(0, len(sentences), self.batch_size):
-            result.extend(self._batch(sentences[start : start + self.batch_size]))
+        # batches of similar lengths pad less; the order depends only on the input, so it is deterministic
+        order = sorted(range(len(sentences)), key=lambda i: (len(sentences[i]), i))
+        result: list[np.ndarray | None] = [None] * len(sentences)
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            for i, vectors in zip(chunk, self._batch([sentences[i] for i in chunk]), strict=True):
+                result[i] = vectors
         return result
 
 

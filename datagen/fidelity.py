@@ -55,26 +55,62 @@ def gold_outcomes(
     res,
     chunk: int = 25,
     progress: bool = True,
+    journal: Path | None = None,
 ) -> Counter:
-    """How many gold answers end at each outcome (a fate of ``pipeline.FATES`` or not-one-token)."""
+    """How many gold answers end at each outcome (a fate of ``pipeline.FATES`` or not-one-token).
+
+    ``journal`` (a jsonl file) records each finished chunk, so an interrupted run resumes."""
     from tqdm import tqdm
 
+    done = _read_journal(journal, settings)
     outcomes: Counter = Counter()
     with tqdm(total=len(questions), desc=source, unit="q", disable=not progress) as bar:
-        for part in _chunks(questions, chunk):
-            rebuilt = [rebuilt_pair(question=q, source=source) for q in part]
-            spans = {pair.id: span for pair, span in rebuilt}
-            states = select_pairs(pairs=[p for p, _ in rebuilt], settings=settings, res=res, only=spans)
-            finish_states(states=states, settings=settings, res=res)
-            for state in states:
-                fates = list(state.fates.values())
-                outcomes[fates[0] if len(fates) == 1 else "not-one-token"] += 1
+        for number, part in enumerate(_chunks(questions, chunk)):
+            key = f"{source}#{number}x{chunk}"
+            if key not in done:
+                done[key] = _chunk_outcomes(part, source, settings, res)
+                if journal is not None:
+                    entry = {"key": key, "settings": settings.to_json(), "counts": done[key]}
+                    with journal.open("a", encoding="utf-8") as handle:
+                        handle.write(json.dumps(entry) + "\n")
+            outcomes.update(done[key])
             bar.update(len(part))
     return outcomes
 
 
+def _chunk_outcomes(part: Sequence[Question], source: str, settings: Settings, res) -> dict[str, int]:
+    rebuilt = [rebuilt_pair(question=q, source=source) for q in part]
+    spans = {pair.id: span for pair, span in rebuilt}
+    states = select_pairs(pairs=[p for p, _ in rebuilt], settings=settings, res=res, only=spans)
+    finish_states(states=states, settings=settings, res=res)
+    counts: Counter = Counter()
+    for state in states:
+        fates = list(state.fates.values())
+        counts[fates[0] if len(fates) == 1 else "not-one-token"] += 1
+    return dict(counts)
+
+
+def _read_journal(journal: Path | None, settings: Settings) -> dict[str, dict]:
+    if journal is None or not journal.exists():
+        return {}
+    done = {}
+    for line in journal.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut by an interruption: that chunk is recomputed
+        if entry.get("settings") == settings.to_json():
+            done[entry["key"]] = entry["counts"]
+    return done
+
+
 def fidelity(
-    *, data_dir: Path, settings: Settings, limit: int | None = None, progress: bool = True
+    *,
+    data_dir: Path,
+    settings: Settings,
+    limit: int | None = None,
+    progress: bool = True,
+    journal: Path | None = None,
 ) -> list[dict]:
     """One row per ReCAM file of the subtask: counts per outcome and the kept fraction."""
     res = load_resources(settings=settings)
@@ -82,7 +118,12 @@ def fidelity(
     for relative in SOURCES[settings.subtask]:
         questions = read_questions(Path(data_dir) / relative, require_labels=True)[:limit]
         counts = gold_outcomes(
-            questions=questions, source=relative, settings=settings, res=res, progress=progress
+            questions=questions,
+            source=relative,
+            settings=settings,
+            res=res,
+            progress=progress,
+            journal=journal,
         )
         total = sum(counts.values())
         rows.append(
@@ -119,11 +160,14 @@ def main(
 ) -> None:
     """Measure fidelity on the ReCAM dev and trial files; write JSON and print a markdown table."""
     base = Settings(subtask=1, use_encoder=not no_encoder)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    journal = output.with_name(output.name + ".journal.jsonl")  # finished chunks: a rerun resumes
     result = {
-        int(s): fidelity(data_dir=data_dir, settings=replace(base, subtask=int(s)), limit=limit)
+        int(s): fidelity(
+            data_dir=data_dir, settings=replace(base, subtask=int(s)), limit=limit, journal=journal
+        )
         for s in subtasks
     }
-    output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(
         json.dumps({"settings": base.to_json(), "limit": limit, "rows": result}, indent=1), encoding="utf-8"
     )

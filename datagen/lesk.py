@@ -124,7 +124,9 @@ class AdaptedLesk:
         synset = self.wordnet.synset(name)
         texts = [synset.definition(), *synset.examples()]
         for relation in RELATIONS:
-            texts.extend(related.definition() for related in getattr(synset, relation)())
+            # sorted: NLTK's relation lists follow set order, which changes with PYTHONHASHSEED
+            related = sorted(getattr(synset, relation)(), key=lambda other: other.name())
+            texts.extend(other.definition() for other in related)
         words = tuple(self._norm(w) for text in texts for w in _WORD.findall(text.lower()))
         positions: dict[str, list[int]] = {}
         for index, word in enumerate(words):

@@ -248,6 +248,17 @@ def gold_in_article(*, gold: str, article: str, wordnet) -> bool:
     return any(lemma_forms(w, wordnet=wordnet) & gold_forms for w in set(words(article)))
 
 
+def write_recam(*, path: str | Path, questions: Sequence[Question], sources: Sequence[Candidate]) -> None:
+    """ReCAM jsonl (what recam.records.read_questions reads) plus the candidate's id and subtask.
+
+    The two extra fields are ignored by ReCAM readers; they trace a question back to its XSum pair.
+    """
+    with Path(path).open("w", encoding="utf-8", newline="\n") as handle:
+        for question, source in zip(questions, sources, strict=True):
+            record = {**question.to_json(), "source_id": source.id, "subtask": source.subtask}
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
 def output_ids(candidates: Sequence[Candidate]) -> Callable[[Candidate], int]:
     """ReCAM ids are non-negative integers: keep integer candidate ids, else number in file order."""
     if all(isinstance(c.id, int) for c in candidates):

@@ -134,7 +134,7 @@ class PairState:
         )
 
 
-def _score_tokens(state: PairState, indices: list[int], settings: Settings, res: Resources) -> None:
+def score_tokens(state: PairState, indices: list[int], settings: Settings, res: Resources) -> None:
     tokens = state.summary.tokens
     if settings.subtask == 1:
         lemmas = [tokens[i].lemma.lower() for i in indices]
@@ -163,7 +163,7 @@ def _score_tokens(state: PairState, indices: list[int], settings: Settings, res:
             state.scores[index] = {"depth": sense.depth, "synset": sense.synset, "lesk_score": sense.score}
 
 
-def _static_filters(state: PairState, settings: Settings, res: Resources) -> None:
+def static_filters(state: PairState, settings: Settings, res: Resources) -> None:
     index = filters.passage_index(state.passage)
     glove_passage = None
     for i in sorted(state.scores):
@@ -211,13 +211,13 @@ def select_pairs(
             else:
                 state.fates[i] = "not-target-pos"
         if indices:
-            _score_tokens(state, indices, settings, res)
-            _static_filters(state, settings, res)
+            score_tokens(state, indices, settings, res)
+            static_filters(state, settings, res)
         states.append(state)
     return states
 
 
-def _contextual_filter(state: PairState, settings: Settings, res: Resources) -> None:
+def contextual_filter(state: PairState, settings: Settings, res: Resources) -> None:
     summary_words = [t.text for t in state.summary.tokens]
     passage_sentences = [[t.text for t in sent] for sent in state.passage.sentences()]
     vectors = res.encoder.embed(sentences=[summary_words, *passage_sentences])
@@ -255,7 +255,7 @@ def finish_states(*, states: Sequence[PairState], settings: Settings, res: Resou
     records = []
     for state in states:
         if settings.use_encoder and state.scores:
-            _contextual_filter(state, settings, res)
+            contextual_filter(state, settings, res)
         for i in state.scores:
             state.fates[i] = "kept"
         funnel["summary_tokens"] += len(state.summary.tokens)

@@ -318,3 +318,15 @@ def reader_metrics(rankings: Mapping[str, Mapping[int | str, Ranked]]) -> dict[s
         reader: retrieval_metrics(gold_ranks=[r.gold_rank for r in ranked.values()])
         for reader, ranked in rankings.items()
     }
+
+
+def reader_pools(
+    *, rankings: Mapping[str, Mapping[str, Mapping[int | str, Ranked]]], readers: Sequence[str]
+) -> dict[int | str, list[tuple[str, ...]]]:
+    """question id -> one top-10 list per reader: the pool of 3 x 10 tokens (subtask -> reader -> id)."""
+    pools: dict[int | str, list[tuple[str, ...]]] = {}
+    for by_reader in rankings.values():
+        for reader in readers:
+            for qid, ranked in by_reader.get(reader, {}).items():
+                pools.setdefault(qid, []).append(ranked.top)
+    return pools

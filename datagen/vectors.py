@@ -171,8 +171,14 @@ def _load_text(path: Path, vocabulary: Collection[str] | None) -> WordVectors:
     index: dict[str, int] = {}
     rows: list[list[float]] = []
     dim = 0
-    with path.open(encoding="utf-8", errors="strict") as handle:
-        for lineno, line in enumerate(handle, start=1):
+    with path.open("rb") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(
+                    f"{path}:{lineno}: not UTF-8 ({error.reason} at byte {error.start})"
+                ) from None
             if not line.strip():
                 continue
             if dim == 0:
@@ -259,18 +265,24 @@ class SpacyWordVectors:
 class EncoderWordVectors:
     """A word's vector from a Hugging Face encoder run on the word alone (MiniLM by default).
 
-    The vector is the mean of the last-layer states of the word's WordPiece tokens (no [CLS]/[SEP]),
-    so every non-empty word has one: WordPiece never fails. Empty strings are reported missing.
+    The vector is the mean over the word's WordPiece tokens (no [CLS]/[SEP]) of the states of every
+    transformer layer averaged (``layers="all"``, the default: better for abstractness) or of the
+    last layer only (``layers="last"``). Every non-empty word has one, since WordPiece never fails;
+    empty strings are reported missing.
     """
 
-    def __init__(self, *, model_dir: Path | None = None, batch_size: int = 256) -> None:
+    def __init__(self, *, model_dir: Path | None = None, layers: str = "all", batch_size: int = 256) -> None:
+        if layers not in ("all", "last"):
+            raise ValueError(f"layers must be 'all' or 'last', got {layers!r}")
         from transformers import AutoModel, AutoTokenizer
 
         self.model_dir = Path(model_dir) if model_dir is not None else resources.encoder_model_dir()
         self._tokenizer = AutoTokenizer.from_pretrained(self.model_dir)
         self._model = AutoModel.from_pretrained(self.model_dir).eval()
         self.dim: int = int(self._model.config.hidden_size)
-        self.name = f"encoder:{self.model_dir.name if self.model_dir.name != 'model' else self.model_dir.parent.name} ({self.dim}d)"
+        label = self.model_dir.name if self.model_dir.name != "model" else self.model_dir.parent.name
+        self.name = f"encoder:{label}:{layers}-layers ({self.dim}d)"
+        self.layers = layers
         self.batch_size = batch_size
 
     @cached_property
@@ -300,7 +312,11 @@ class EncoderWordVectors:
             )
             special = encoded.pop("special_tokens_mask")
             with torch.no_grad():
-                states = self._model(**encoded).last_hidden_state  # Shape: (batch, seq_len, hidden)
+                output = self._model(**encoded, output_hidden_states=self.layers == "all")
+            if self.layers == "all":
+                states = torch.stack(output.hidden_states[1:]).mean(0)  # Shape: (batch, seq_len, hidden)
+            else:
+                states = output.last_hidden_state  # Shape: (batch, seq_len, hidden)
             mask = (
                 (encoded["attention_mask"] * (1 - special)).unsqueeze(-1).float()
             )  # Shape: (batch, seq_len, 1)

@@ -63,4 +63,6 @@ def celery_runner(shards: list[tuple[int, list[Pair]]], config: Settings) -> Ite
     """Send every shard, then yield results in shard order as they arrive (the output order)."""
     pending = [(number, _signature(pairs, config).apply_async()) for number, pairs in shards]
     for number, result in pending:
-        yield number, result.get(timeout=django_settings.CELERY_LONG_TASK_TIME_LIMIT, disable_sync_subtasks=False)
+        value = result.get(timeout=django_settings.CELERY_LONG_TASK_TIME_LIMIT, disable_sync_subtasks=False)
+        result.forget()  # the shard is written to the work dir next: do not keep it in Redis too
+        yield number, value

@@ -1,11 +1,16 @@
 """Reads of the token API: which phase a URL names, which submissions a user may see."""
 
+from dataclasses import asdict
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.core.cache import cache
+from django.db.models import Count, Max, QuerySet
 from django.http import Http404
 
 from competitions.models import Phase
+from leaderboards.models import LeaderboardEntry
+from leaderboards.selectors import leaderboard_tables
 from submissions.models import Submission
 from submissions.selectors import submission_list_for_team
 from teams.models import Team
@@ -44,3 +49,23 @@ def submissions_for_api(
     if phase:
         queryset = queryset.filter(phase__kind=phase)
     return queryset.select_related("phase__competition", "team").prefetch_related("files", "scores")
+
+
+def leaderboard_tables_json(*, phase: Phase) -> list[dict]:
+    """The phase's leaderboard tables as JSON-ready dicts, cached until a leaderboard row changes.
+
+    The rows are materialised when a score is written; the cache key is their count and latest
+    ``updated_at`` (one indexed query), so a new score is visible on the next request.
+    """
+    version = LeaderboardEntry.objects.filter(phase=phase).aggregate(n=Count("id"), at=Max("updated_at"))
+    stamp = version["at"].isoformat() if version["at"] else "-"
+    key = f"api:leaderboard:{phase.pk}:{version['n']}:{stamp}"
+    tables = cache.get(key)
+    if tables is None:
+        subtasks = [ts.subtask for ts in phase.test_sets.all()]
+        tables = [
+            {**asdict(table), "rows": [{**asdict(row), "drop": row.drop} for row in table.rows]}
+            for table in leaderboard_tables(phase=phase, subtasks=subtasks)
+        ]
+        cache.set(key, tables, timeout=600)
+    return tables

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "teams",
     "submissions",
     "leaderboards",
+    *["rest_framework", "rest_framework.authtoken", "drf_spectacular", "api"],  # token API (docs/api.md)
 ]
 
 MIDDLEWARE = [

@@ -11,4 +11,5 @@ urlpatterns = [
     path("", include("submissions.urls")),
     path("c/", include("leaderboards.urls")),
     path("admin/", admin.site.urls),
+    path("api/", include("api.urls")),
 ]

@@ -25,3 +25,4 @@ class SubmissionForm(forms.Form):
     def __init__(self, *args, competition, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["phase"].queryset = Phase.objects.filter(competition=competition).order_by("order")
+        self.fields["phase"].label_from_instance = lambda phase: phase.title

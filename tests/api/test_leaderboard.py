@@ -54,3 +54,28 @@ def test_leaderboard_of_a_hidden_phase_says_so(scored, practice):
 def test_leaderboard_of_an_unknown_competition_is_404(competition):
     response = APIClient().get("/api/phases/practice/leaderboard/", {"competition": "nope"})
     assert response.status_code == 404
+
+
+def test_a_new_score_shows_on_the_next_request(scored, bob, example_zip):
+    assert [
+        r["team"] for r in APIClient().get("/api/phases/practice/leaderboard/").json()["tables"][0]["rows"]
+    ] == ["Alpha"]
+    response = token_client(bob[0]).post(
+        "/api/phases/practice/submissions/",
+        {"file": SimpleUploadedFile("p.zip", example_zip)},
+        format="multipart",
+    )
+    submission_score(submission_id=response.json()["id"])
+    rows = APIClient().get("/api/phases/practice/leaderboard/").json()["tables"][0]["rows"]
+    # The same file: a tie shares rank 1 and the earlier submission is listed first.
+    assert [(r["rank"], r["team"]) for r in rows] == [(1, "Alpha"), (1, "Beta")]
+
+
+def test_the_api_board_equals_the_selectors_board(scored, practice):
+    from leaderboards.selectors import leaderboard_tables
+
+    board = APIClient().get("/api/phases/practice/leaderboard/").json()
+    expected = leaderboard_tables(phase=practice)
+    assert [(t["subtask"], [r["accuracy"] for r in t["rows"]]) for t in board["tables"]] == [
+        (t.subtask, [r.accuracy for r in t.rows]) for t in expected
+    ]

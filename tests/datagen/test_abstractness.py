@@ -147,3 +147,19 @@ def test_cli_reports_missing_model_and_bad_variant(tmp_path: Path) -> None:
     result = runner.invoke(abstractness, ["eval", "--variant", "glove999"])
     assert result.exit_code == 1
     assert "unknown vector variant part 'glove999'" in result.output
+
+
+def test_cli_if_missing_retrains_a_model_of_other_vectors(tmp_path: Path, small_vectors) -> None:
+    stale_vectors = load_vectors(vocabulary=sorted(small_vectors._index))
+    stale_vectors.sha256 = "0" * 64  # as if trained before GLOVE_PATH pointed elsewhere
+    stale, _ = ab.train_scorer(
+        vectors=stale_vectors, variant="glove50", regressor=ab.AbstractnessRegressor(epochs=1)
+    )
+    stale.save(tmp_path)
+    result = CliRunner().invoke(
+        abstractness,
+        ["train", "--if-missing", "--variant", "glove50", "--epochs", "1", "--output", str(tmp_path)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "retraining" in result.output
+    assert ab.ImperceptibilityScorer.load(tmp_path).provenance["vectors_sha256"] != "0" * 64

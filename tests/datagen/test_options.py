@@ -16,6 +16,7 @@ from datagen.options import (
     gold_position,
     read_candidates,
     select_distractors,
+    write_recam,
 )
 from datagen.resources import wordnet as load_wordnet
 from datagen.vectors import WordVectors
@@ -195,3 +196,26 @@ def test_assign_folds_keeps_an_article_in_one_fold():
     assert all(folds[i] == folds[i + 1] for i in range(0, 10, 2))
     with pytest.raises(ValueError, match="5 distinct article"):
         assign_folds(candidates=candidates, folds=6, seed=13)
+
+
+def test_string_candidate_ids_are_renumbered_and_kept_as_source_id(wordnet, vectors, tmp_path):
+    make = lambda cid: Candidate(  # noqa: E731
+        id=cid,
+        article=ARTICLE,
+        question="The council discussed its @placeholder .",
+        answer="big",
+        subtask="2",
+    )
+    candidates = [make("pair-9-1"), make("pair-3-0")]
+    built = build_dataset(
+        candidates=candidates,
+        pools={c.id: POOL_BIG for c in candidates},
+        wordnet=wordnet,
+        vectors=vectors,
+        seed=1,
+    )
+    path = tmp_path / "out.jsonl"
+    write_recam(path=path, questions=built.questions, sources=built.sources)
+    assert [q.id for q in read_questions(path)] == [0, 1]
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["source_id"], r["subtask"]) for r in records] == [("pair-9-1", "2"), ("pair-3-0", "2")]

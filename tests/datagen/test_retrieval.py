@@ -7,7 +7,7 @@ import torch
 from click.testing import CliRunner
 
 from datagen.cli_options import options
-from datagen.options import check_question, read_candidates
+from datagen.options import assign_folds, check_question, read_candidates
 from datagen.resources import wordnet as load_wordnet
 from datagen.retrieval import metrics_table, retrieval_metrics
 from datagen.stats import size_table
@@ -114,6 +114,25 @@ def test_a_work_dir_from_other_inputs_is_refused(dev_candidates, tmp_path, one_t
     changed = CliRunner().invoke(options, [*base, "--output", str(tmp_path / "b.jsonl"), "--seed", "14"])
     assert changed.exit_code != 0
     assert "holds a result for other inputs" in changed.output
+
+
+def test_fold_task_runs_a_planned_fold_on_the_gpu_queue(dev_candidates, tmp_path, one_thread, settings):
+    from tasks.options import options_queue, options_train_fold
+
+    work = tmp_path / "work"
+    args = ["--candidates", str(dev_candidates), "--work-dir", str(work), "--readers", "att", *TINY]
+    assert CliRunner().invoke(options, [*args, "--output", str(tmp_path / "a.jsonl")]).exit_code == 0
+    result = options_train_fold.apply(
+        kwargs={"work_dir": str(work), "subtask": "1", "reader": "att", "fold": 1}
+    )
+    folds = assign_folds(candidates=read_candidates(dev_candidates), folds=2, seed=13)
+    held_out = sum(1 for fold in folds.values() if fold == 1)
+    assert result.get() == {"subtask": "1", "reader": "att", "fold": 1, "questions": held_out}
+    settings.CELERY_GPU_QUEUE = "gpu"
+    assert options_queue() == "gpu"
+    settings.CELERY_GPU_QUEUE = ""
+    settings.CELERY_CPU_QUEUE = "cpu"
+    assert options_queue() == "cpu"
 
 
 def test_bad_candidates_are_reported_with_file_and_line(tmp_path):

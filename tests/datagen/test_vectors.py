@@ -103,6 +103,9 @@ def test_bad_text_line_names_file_and_line(tmp_path: Path) -> None:
     path.write_text("the 0.1 0.2\ncat\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad\.txt:2: expected a word and 2 numbers"):
         load_vectors(path)
+    path.write_bytes(b"the 0.1 0.2\n\xff\xfe 0.3 0.4\n")
+    with pytest.raises(ValueError, match=r"bad\.txt:2: not UTF-8"):
+        load_vectors(path)
 
 
 def test_npy_without_index_is_refused(tmp_path: Path) -> None:
@@ -123,3 +126,8 @@ def test_encoder_and_concat_vectors(glove_text: Path) -> None:
     assert both.dim == 50 + encoder.dim
     assert found == [True, False]
     assert not matrix[1].any()
+
+
+def test_encoder_rejects_an_unknown_layer_choice() -> None:
+    with pytest.raises(ValueError, match="layers must be 'all' or 'last'"):
+        EncoderWordVectors(layers="middle")

@@ -6,14 +6,14 @@ from recam.submission import make_zip
 
 
 @pytest.fixture(autouse=True)
-def _isolated_storage(settings, tmp_path):
+def isolated_storage(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.GOLD_ROOT = tmp_path / "gold"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast; tests only
 
 
 @pytest.fixture(autouse=True)
-def _eager_celery():
+def eager_celery():
     """Run the scoring task in-process; nothing reaches a broker another worker could read."""
     from tasks.app import app
 

@@ -1,0 +1,222 @@
+"""``python -m baselines``: train a baseline, predict a submission file, score predictions, bundle a zip."""
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from recam.records import Question, dedupe_against, read_questions
+
+READER_CHOICES = ("ga", "att", "att-gloss", "encoder")
+
+
+def _read(paths: tuple[Path, ...], *, labels: bool) -> list[Question]:
+    questions: list[Question] = []
+    for path in paths:
+        try:
+            questions += read_questions(path, require_labels=labels)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+    return questions
+
+
+def _threads(count: int) -> None:
+    import torch
+
+    torch.set_num_threads(max(1, count))
+
+
+@click.group()
+def main() -> None:
+    """ReCAM baselines: the paper's readers (ga, att, att-gloss) and a pretrained-encoder baseline."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@main.command()
+@click.option("--reader", type=click.Choice(READER_CHOICES), required=True)
+@click.option(
+    "--train",
+    "train_files",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    multiple=True,
+    required=True,
+    help="labelled ReCAM jsonl (repeat the option for several files)",
+)
+@click.option(
+    "--dev",
+    "dev_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="labelled jsonl, reported per epoch (never used for selection)",
+)
+@click.option(
+    "--exclude",
+    "exclude_files",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    multiple=True,
+    help="drop training questions that occur in these files (e.g. the test sets)",
+)
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--epochs", type=float, default=None, help="default: 8 for readers, 3 for the encoder")
+@click.option("--seed", type=int, default=13)
+@click.option("--hidden", type=int, default=150)
+@click.option("--batch-size", type=int, default=None)
+@click.option("--lr", type=float, default=None)
+@click.option("--max-length", type=int, default=None, help="passage tokens (readers) / word pieces (encoder)")
+@click.option("--time-budget", "time_budget_s", type=float, default=None, help="seconds of training at most")
+@click.option(
+    "--vectors",
+    "vectors_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="GloVe text or .npy (default GLOVE_PATH / packaged 6B 50d)",
+)
+@click.option("--encoder-model", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None)
+@click.option("--device", default=None, help="default: cuda when available, else cpu")
+@click.option("--threads", type=int, default=1, help="CPU threads for torch (more is slower on a shared CPU)")
+@click.option("--quiet", is_flag=True)
+def train(
+    reader,
+    train_files,
+    dev_file,
+    exclude_files,
+    output,
+    epochs,
+    seed,
+    hidden,
+    batch_size,
+    lr,
+    max_length,
+    time_budget_s,
+    vectors_path,
+    encoder_model,
+    device,
+    threads,
+    quiet,
+):
+    """Train one baseline on --train files; save it to --output."""
+    _threads(threads)
+    questions = _read(train_files, labels=True)
+    if exclude_files:
+        before = len(questions)
+        questions = dedupe_against(questions, exclude=_read(exclude_files, labels=False))
+        click.echo(f"training on {len(questions)} of {before} questions after de-duplication", err=True)
+    dev = _read((dev_file,), labels=True) if dev_file else None
+    if reader == "encoder":
+        from baselines.encoder import train_encoder
+
+        metrics = train_encoder(
+            train=questions, dev=dev, output_dir=output, model_dir=encoder_model,
+            epochs=epochs if epochs is not None else 3.0, max_length=max_length or 256,
+            batch_size=batch_size or 8, lr=lr or 5e-5, time_budget_s=time_budget_s, seed=seed,
+            device=device, progress=not quiet,
+        )  # fmt: skip
+        click.echo(json.dumps(metrics, indent=1))
+        return
+    from baselines.data import from_question
+    from baselines.training import ReaderConfig, train_reader
+    from datagen.vectors import load_vectors
+
+    try:
+        config = ReaderConfig(
+            reader=reader, hidden=hidden, epochs=int(epochs or 8), batch_size=batch_size or 32, lr=lr or 1e-3,
+            max_passage_tokens=max_length or 400, time_budget_s=time_budget_s, seed=seed,
+        )  # fmt: skip
+        trained = train_reader(
+            config=config, train=[from_question(q) for q in questions], vectors=load_vectors(vectors_path),
+            dev=[from_question(q) for q in dev] if dev else None, device=device,
+            checkpoint_dir=output / "checkpoints", progress=not quiet, vectors_path=vectors_path,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    trained.info["train_files"] = [str(p) for p in train_files]
+    trained.save(output)
+    click.echo(json.dumps({k: trained.info[k] for k in ("best_epoch", "history", "train_seconds")}, indent=1))
+
+
+def predict_questions(*, model: Path, questions: list[Question], device: str | None = None) -> list[int]:
+    """Option indices from a saved baseline of either kind (reader or encoder)."""
+    if (model / "meta.json").is_file():
+        from baselines.data import from_question
+        from baselines.training import TrainedReader
+
+        reader = TrainedReader.load(model, device=device)
+        return reader.predict(examples=[from_question(q) for q in questions])
+    from baselines.encoder import predict_encoder
+
+    return predict_encoder(model_dir=model, questions=questions, device=device)
+
+
+@main.command()
+@click.option("--model", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True)
+@click.option(
+    "--input", "input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True
+)
+@click.option(
+    "--output", type=click.Path(dir_okay=False, path_type=Path), required=True, help="e.g. subtask1.csv"
+)
+@click.option("--device", default=None)
+@click.option("--threads", type=int, default=1)
+def predict(model, input_file, output, device, threads):
+    """Write the official ``id,label`` file (no header) for every question of --input."""
+    _threads(threads)
+    from recam.submission import write_predictions
+
+    questions = _read((input_file,), labels=False)
+    try:
+        labels = predict_questions(model=model, questions=questions, device=device)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_predictions(output, {q.id: label for q, label in zip(questions, labels, strict=True)})
+    click.echo(f"wrote {len(questions)} predictions to {output}", err=True)
+
+
+@main.command()
+@click.option("--predictions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--gold", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+def score(predictions, gold):
+    """Accuracy of an ``id,label`` file against a labelled jsonl, with the one scorer (recam.metrics)."""
+    from recam.metrics import SCORER_VERSION, score_predictions
+    from recam.submission import SubmissionError, parse_submission
+
+    questions = _read((gold,), labels=True)
+    data = predictions.read_bytes()
+    name = "subtask1.csv"  # the parser only needs a valid name; the subtask number is irrelevant here
+    try:
+        parsed = parse_submission(data=data, filename=name, expected_ids={1: {q.id for q in questions}})
+    except SubmissionError as exc:
+        raise click.ClickException(f"{predictions}:\n{exc}") from None
+    result = score_predictions(
+        predictions=parsed.files[0].predictions, gold={q.id: q.label for q in questions}
+    )
+    click.echo(
+        json.dumps(
+            {
+                "accuracy": result.accuracy,
+                "correct": result.correct,
+                "total": result.total,
+                "scorer": SCORER_VERSION,
+            }
+        )
+    )
+
+
+@main.command()
+@click.option("--subtask1", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
+@click.option("--subtask2", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def bundle(subtask1, subtask2, output):
+    """Zip prediction files into an official submission (subtask1.csv / subtask2.csv at the root)."""
+    from recam.submission import make_zip
+
+    files = {
+        name: path.read_bytes()
+        for name, path in (("subtask1.csv", subtask1), ("subtask2.csv", subtask2))
+        if path
+    }
+    if not files:
+        raise click.ClickException("give --subtask1 and/or --subtask2")
+    output.write_bytes(make_zip(files))
+    click.echo(f"wrote {output}", err=True)

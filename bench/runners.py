@@ -1,0 +1,49 @@
+"""One entry per benchmark: name -> (result file stem, title, runner). Add a benchmark here to run it.
+
+Each runner takes the CLI options and returns a JSON-ready dict; ``rows`` (optional) becomes a table.
+The runners that start Django run in a fresh process each (see __main__), so each gets its own database.
+"""
+
+from collections.abc import Callable
+from dataclasses import asdict
+
+
+def bench_a(options: dict) -> dict:
+    from bench.floor import run_floor
+
+    return asdict(run_floor(data_dir=options["data_dir"], repeats=options["repeats"]))
+
+
+def bench_b(options: dict) -> dict:
+    from bench.upload import run_upload
+
+    return run_upload(data_dir=options["data_dir"])
+
+
+def bench_c(options: dict) -> dict:
+    from bench.serve import run_serve
+
+    return run_serve(data_dir=options["data_dir"], seconds=options["seconds"])
+
+
+def bench_d(options: dict) -> dict:
+    from bench.queries import run_queries
+
+    return run_queries(data_dir=options["data_dir"])
+
+
+BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
+    "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
+    "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
+    "c": ("c_leaderboard_rps", "(c) Leaderboard requests/s from gunicorn, 200 teams x 10", bench_c),
+    "d": ("d_leaderboard_queries", "(d) Database queries per leaderboard page as teams grow", bench_d),
+}
+
+
+def run_isolated(name: str, options: dict) -> dict:
+    """Run one benchmark in a fresh (spawned) process: Django settings are per process."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(BENCHMARKS[name][2], options).result()

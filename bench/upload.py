@@ -1,0 +1,178 @@
+"""(b) Upload to score visible, through HTTP (gunicorn + the token API) with a real Celery worker.
+
+Each simulated team uploads the same 2,025-line file as the floor (a) (Task 1 test ids, random labels) to
+the evaluation phase of a throw-away competition whose gold labels are random too, and polls its
+submission until it is scored. Latency = from the start of the upload to the first poll that sees
+the score. Run with 1 team and with 20 concurrent teams. Targets: p95 < 1 s at 20 teams; within 20x
+of the floor (a) at 1 team.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import requests
+
+from bench.django_env import BENCH_DIR, ROOT, setup_django
+from bench.floor import make_floor_input, percentile, run_floor
+from bench.serve import _free_port, _wait_ready
+
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/recam_bench"
+SLUG = "recam-bench-upload"
+PHASE = "evaluation"
+
+
+def _recreate_postgres(url: str) -> None:
+    """Drop and create the benchmark database (it holds nothing else)."""
+    import psycopg
+
+    base, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def _teams(count: int) -> list[str]:
+    """Create ``count`` users, each in its own team; return their API tokens."""
+    from django.contrib.auth import get_user_model
+
+    from api.services import token_get_or_create
+    from competitions.models import Competition
+    from teams.services import team_create
+
+    competition = Competition.objects.get(slug=SLUG)
+    tokens = []
+    for index in range(count):
+        user, _ = get_user_model().objects.get_or_create(username=f"bench-{index:03d}")
+        if not user.memberships.exists():
+            team_create(competition=competition, user=user, name=f"bench team {index:03d}")
+        tokens.append(token_get_or_create(user=user).key)
+    return tokens
+
+
+def _one_team(
+    base: str, token: str, data: bytes, uploads: int, out: list[tuple[float, float]], errors: list[str]
+) -> None:
+    session = requests.Session()
+    session.headers["Authorization"] = f"Token {token}"
+    url = f"{base}/api/phases/{PHASE}/submissions/?competition={SLUG}"
+    for _ in range(uploads):
+        start = time.perf_counter()
+        response = session.post(url, files={"file": ("predictions.zip", data)}, timeout=60)
+        if response.status_code != 201:
+            errors.append(f"upload: HTTP {response.status_code} {response.text[:200]}")
+            continue
+        accepted = time.perf_counter()
+        pk = response.json()["id"]
+        while True:
+            body = session.get(f"{base}/api/submissions/{pk}/", timeout=60).json()
+            if body["status"] in ("scored", "failed", "waiting"):
+                break
+            time.sleep(0.01)
+        if body["status"] != "scored":
+            errors.append(f"submission {pk}: {body['status']} {body.get('failure_reason')}")
+            continue
+        out.append(((accepted - start) * 1000, (time.perf_counter() - start) * 1000))
+
+
+def _measure(base: str, tokens: list[str], data: bytes, uploads_per_team: int) -> dict:
+    results: list[tuple[float, float]] = []
+    errors: list[str] = []
+    threads = [
+        threading.Thread(target=_one_team, args=(base, token, data, uploads_per_team, results, errors))
+        for token in tokens
+    ]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    accepted = [r[0] for r in results]
+    latencies = [r[1] for r in results]
+    return {
+        "teams": len(tokens),
+        "uploads": len(tokens) * uploads_per_team,
+        "scored": len(latencies),
+        "errors": len(errors),
+        "first_error": errors[0] if errors else "",
+        "upload_p50_ms": round(percentile(accepted, 50), 1) if accepted else None,
+        "p50_ms": round(percentile(latencies, 50), 1) if latencies else None,
+        "p95_ms": round(percentile(latencies, 95), 1) if latencies else None,
+        "max_ms": round(max(latencies), 1) if latencies else None,
+        "uploads_per_s": round(len(latencies) / elapsed, 1),
+    }
+
+
+def run_upload(
+    *, data_dir: Path, database_url: str | None = None, concurrency=(1, 20), uploads: int = 60
+) -> dict:
+    database_url = database_url or os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE_URL)
+    if database_url.startswith("postgres"):
+        _recreate_postgres(database_url)
+    setup_django(database_url=database_url)
+    from django.apps import apps
+
+    if not apps.is_installed("api"):
+        raise NotImplementedError("(b) needs the token API: add 'api' to INSTALLED_APPS")
+    from competitions.models import TestSet
+    from competitions.services import competition_load_recam, gold_store
+
+    competition_load_recam(data_dir=data_dir, slug=SLUG)
+    data, gold, _ = make_floor_input(data_dir=data_dir, seed=13)
+    test_set = TestSet.objects.get(phase__competition__slug=SLUG, phase__kind=PHASE, subtask=1)
+    gold_store(test_set=test_set, labels=gold, source_name="random labels (benchmark)")
+    tokens = _teams(max(concurrency))
+    floor = run_floor(data_dir=data_dir, repeats=20)  # the floor under the same machine load
+
+    workers = 2 * (os.cpu_count() or 1) + 1
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    queue = f"bench-scoring-{os.getpid()}"  # no other worker on this Redis takes these tasks
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DEBUG": "False",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "CELERY_SCORING_QUEUE": queue,
+    }
+    log = (BENCH_DIR / "upload-servers.log").open("wb")
+    web = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    web += ["--pythonpath", "platform", "--workers", str(workers), "--log-level", "warning"]
+    worker = [sys.executable, "-m", "celery", "-A", "tasks.app", "worker", "-Q", queue, "--concurrency", "2"]
+    worker += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle", "-n", f"{queue}@%h"]
+    servers = [
+        subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        for cmd in (web, worker)
+    ]
+    try:
+        _wait_ready(f"{base}/api/phases/{PHASE}/leaderboard/?competition={SLUG}", servers[0])
+        _measure(base, tokens[:1], data, 3)  # warm-up: imports, connections, the worker's first task
+        rows = [_measure(base, tokens[:c], data, max(1, uploads // c)) for c in concurrency]
+    finally:
+        for server in servers:
+            server.send_signal(signal.SIGTERM)
+        for server in servers:
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        log.close()
+    by_teams = {r["teams"]: r for r in rows}
+    return {
+        "server": f"gunicorn {workers} sync workers + 1 celery worker (prefork, concurrency 2) on Redis",
+        "database": database_url.split("@")[-1],
+        "upload": f"subtask1.csv zipped ({len(data):,} bytes, {floor.lines:,} lines) to the {PHASE} phase",
+        "floor_ms_median_same_run": floor.total_ms_median,
+        "p50_ms_at_1_team": by_teams.get(1, {}).get("p50_ms"),
+        "p50_over_floor_at_1_team": round(by_teams[1]["p50_ms"] / floor.total_ms_median, 1)
+        if by_teams.get(1, {}).get("p50_ms")
+        else None,
+        "p95_ms_at_20_teams": by_teams.get(20, {}).get("p95_ms"),
+        "rows": rows,
+    }

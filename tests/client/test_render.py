@@ -1,0 +1,34 @@
+"""Terminal rendering of the API's answers."""
+
+import doctest
+
+import client.render
+from client import render
+from client.cli import _parse_trained_on
+
+
+def test_render_doctests():
+    assert doctest.testmod(client.render).failed == 0
+
+
+def test_submission_shows_validity_and_hidden_scores():
+    text = render.submission(
+        {
+            "id": 3,
+            "phase": "evaluation",
+            "team": "A",
+            "status": "scored",
+            "results_hidden": True,
+            "validity": "valid upload (sha256 abc...; subtask1.csv: 2,025 predictions)",
+            "scores": [],
+        }
+    )
+    assert "submission 3 (evaluation, team A): scored" in text
+    assert "2,025 predictions" in text
+    assert "hidden until the organizers publish" in text
+
+
+def test_trained_on_forms():
+    assert _parse_trained_on(("1",)) == {1: 1, 2: 1}
+    assert _parse_trained_on(("2:1",)) == {2: 1}
+    assert _parse_trained_on(("2", "1:1")) == {1: 1, 2: 2}

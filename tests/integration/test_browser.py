@@ -1,0 +1,76 @@
+"""A real headless Chromium signs up, creates a team, uploads the example zip and reads the leaderboard."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from competitions.services import competition_load_recam
+from recam.submission import make_zip
+from tests.platform.helpers import independent_count
+
+pytestmark = [pytest.mark.integration, pytest.mark.browser]
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "var" / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture
+def browser_page(monkeypatch):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (scripts/setup.sh does)")
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.set_default_timeout(30_000)
+        yield page
+        browser.close()
+
+
+def test_sign_up_team_upload_and_read_the_leaderboard(
+    worker, live_server, browser_page, recam_data_dir, tmp_path
+):
+    competition = competition_load_recam(data_dir=recam_data_dir).competition
+    folder = recam_data_dir / "submission_example"
+    files = {name: (folder / name).read_bytes() for name in ("subtask1.csv", "subtask2.csv")}
+    upload = tmp_path / "submission_example.zip"
+    upload.write_bytes(make_zip(files))
+    page = browser_page
+
+    page.goto(f"{live_server.url}/accounts/signup/")
+    page.fill("#id_username", "ada")
+    page.fill("#id_password1", "a-long-test-password")
+    page.fill("#id_password2", "a-long-test-password")
+    page.click("#signup-button")
+
+    page.goto(f"{live_server.url}/c/{competition.slug}/team/")
+    page.fill("#id_name", "Abstract Owls")
+    page.click("button[name=create]")
+    page.wait_for_selector("#invite-link")
+
+    page.goto(f"{live_server.url}/c/{competition.slug}/submit/")
+    page.select_option("#id_phase", label="Practice (dev sets)")
+    page.set_input_files("#id_file", str(upload))
+    page.fill("#id_system_name", "example")
+    page.click("#upload-button")
+    page.wait_for_selector("#status.status-scored")  # the page polls the status JSON, then reloads
+
+    page.goto(f"{live_server.url}/c/{competition.slug}/leaderboard/practice/")
+    shown = page.locator("table[data-subtask='1'] tr:has-text('Abstract Owls') td.acc").inner_text()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "leaderboard-practice.png"), full_page=True)
+    correct, total = independent_count(
+        predictions_csv=files["subtask1.csv"], gold_jsonl=recam_data_dir / "training_data/Task_1_dev.jsonl"
+    )
+    assert shown == f"{100 * correct / total:.2f}"
+    assert os.path.getsize(ARTIFACTS / "leaderboard-practice.png") > 0
