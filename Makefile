@@ -9,7 +9,7 @@ PORT ?= 8000
 # The database the second test pass uses; every Django test runs on SQLite and on this PostgreSQL.
 TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test
 # Tests that touch the database (they run on both backends).
-DB_TESTS ?= tests/platform tests/tasks tests/integration
+DB_TESTS ?= tests/platform tests/tasks tests/integration tests/api tests/client
 
 .PHONY: setup run worker test test-sqlite test-postgres lint format bench baselines
 

@@ -220,3 +220,62 @@ def bundle(subtask1, subtask2, output):
         raise click.ClickException("give --subtask1 and/or --subtask2")
     output.write_bytes(make_zip(files))
     click.echo(f"wrote {output}", err=True)
+
+
+NAMES = {
+    "ga": "GA Reader",
+    "att": "Attentive Reader",
+    "att-gloss": "Attentive Reader + gloss",
+    "encoder": "MiniLM encoder (multiple choice)",
+}
+
+
+@main.command()
+@click.option(
+    "--predictions-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    required=True,
+    help="holds <reader>-st<N>/subtask<M>.csv",
+)
+@click.option("--dev1", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--dev2", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def report(predictions_dir, dev1, dev2, output):
+    """Dev accuracy table: Subtask 1, Subtask 2 and the cross (Subtask 3) results, with the one scorer."""
+    from recam.metrics import SCORER_VERSION, score_predictions
+    from recam.submission import parse_submission
+
+    gold = {m: {q.id: q.label for q in _read((path,), labels=True)} for m, path in ((1, dev1), (2, dev2))}
+
+    def cell(run: str, subtask: int) -> str:
+        path = predictions_dir / run / f"subtask{subtask}.csv"
+        if not path.is_file():
+            return "-"
+        parsed = parse_submission(
+            data=path.read_bytes(), filename=path.name, expected_ids={subtask: set(gold[subtask])}
+        )
+        result = score_predictions(predictions=parsed.files[0].predictions, gold=gold[subtask])
+        return f"{100 * result.accuracy:.1f}"
+
+    lines = [
+        "| baseline | Subtask 1 dev (trained on ST1) | Subtask 2 dev (trained on ST2) | ST1-trained on ST2 dev | ST2-trained on ST1 dev |",
+        "|---|---|---|---|---|",
+    ]
+    for reader, name in NAMES.items():
+        cells = [
+            cell(f"{reader}-st1", 1),
+            cell(f"{reader}-st2", 2),
+            cell(f"{reader}-st1", 2),
+            cell(f"{reader}-st2", 1),
+        ]
+        if set(cells) != {"-"}:
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("| paper's GA Reader (trained on the full train sets) | 25.1 | 24.3 | | |")
+    text = (
+        "# Baselines: dev accuracy (%)\n\n"
+        + "\n".join(lines)
+        + f"\n\nScorer: `{SCORER_VERSION}`; chance is 20.0.\n"
+    )
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    click.echo(text)

@@ -347,9 +347,9 @@ def initial_reader(
         else [candidate_key(o) for e in train for o in e.options or ()]
     )
     keys = list(dict.fromkeys(keys))
-    cands = _fixed_vectors(vectors, [])
-    gloss = _fixed_vectors(vectors, ["<pad>", "<unk>"]) if config.reader == "att-gloss" else None
-    words = _fixed_vectors(vectors, ["<pad>", "<unk>", "<placeholder>"])  # rows 0-2 are zeros
+    cands = torch.zeros(0, vectors.dim)  # Shape: (0, dim)
+    gloss = torch.zeros(2, vectors.dim) if config.reader == "att-gloss" else None  # pad, unk
+    words = torch.zeros(len(RESERVED), vectors.dim)  # Shape: (3, dim): pad, unk, placeholder
     reader = TrainedReader(
         config=config,
         module=_new_module(config, words=words, cands=cands, gloss=gloss),

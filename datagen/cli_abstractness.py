@@ -24,14 +24,34 @@ TABLE_HEAD = (
 )
 
 
-def _fit(variant: str, seed: int, ratings: Path | None, epochs: int | None):
+def _regressor_options(command):
+    """--epochs / --dropout / --weight-decay / --hidden: override the regressor's defaults."""
+    for option in reversed(
+        [
+            click.option("--epochs", type=int, help="Override the regressor's epochs."),
+            click.option("--dropout", type=float, help="Override the dropout."),
+            click.option("--weight-decay", type=float, help="Override Adam's weight decay."),
+            click.option(
+                "--hidden", type=(int, int), help="Override the two hidden sizes, e.g. --hidden 512 128."
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def _settings(seed: int, **overrides) -> dict:
+    return {"seed": seed, **{key: value for key, value in overrides.items() if value is not None}}
+
+
+def _fit(variant: str, seed: int, ratings: Path | None, overrides: dict):
     try:
         vectors = ab.build_vectors(variant=variant)
     except ValueError as error:
         raise click.ClickException(str(error)) from error
     except ImportError as error:
         raise click.ClickException(f"variant {variant}: {error} (see docs/abstractness.md)") from error
-    settings = {"seed": seed} if epochs is None else {"seed": seed, "epochs": epochs}
+    settings = _settings(seed, **overrides)
     try:
         return ab.train_scorer(
             ratings_path=ratings,
@@ -59,11 +79,13 @@ def abstractness() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Model dir [models_dir()/abstractness].",
 )
-@click.option("--epochs", type=int, help="Override the regressor's epochs.")
+@_regressor_options
 @click.option(
-    "--if-missing", is_flag=True, help="Do nothing when a model already exists (for set-up scripts)."
+    "--if-missing",
+    is_flag=True,
+    help="Do nothing when a model exists and matches the current vectors (for set-up scripts).",
 )
-def train(variant, seed, ratings, output, epochs, if_missing) -> None:
+def train(variant, seed, ratings, output, if_missing, **overrides) -> None:
     """Fit on the seeded 2,148-word split, report Pearson r on train and test, save the model."""
     output = output or ab.default_model_dir()
     if if_missing and (output / ab.MODEL_FILE).is_file():
@@ -74,7 +96,7 @@ def train(variant, seed, ratings, output, epochs, if_missing) -> None:
         else:
             click.echo(f"abstractness model already at {output / ab.MODEL_FILE}: skipped")
             return
-    scorer, report = _fit(variant, seed, ratings, epochs)
+    scorer, report = _fit(variant, seed, ratings, overrides)
     saved = scorer.save(output)
     click.echo(TABLE_HEAD)
     click.echo(_report_line(report))
@@ -95,20 +117,20 @@ def _option_words(paths: tuple[Path, ...]) -> list[str]:
 @click.option("--variant", "variants", multiple=True, help="Repeatable; default: every variant.")
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--ratings", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--epochs", type=int)
+@_regressor_options
 @click.option("--coverage", "coverage_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="ReCAM jsonl files: also report the share of their option words that get a score.")  # fmt: skip
 @click.option(
     "--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Write the rows as JSON too."
 )
-def evaluate(variants, seed, ratings, epochs, coverage_files, json_out) -> None:
+def evaluate(variants, seed, ratings, coverage_files, json_out, **overrides) -> None:
     """Fit each variant on the seeded split (nothing saved) and print the train/test Pearson table."""
     options = _option_words(coverage_files) if coverage_files else []
     rows = []
     head, rule = TABLE_HEAD.split("\n")
     click.echo(head + (" option coverage |" if options else "") + "\n" + rule + ("---|" if options else ""))
     for variant in variants or ab.VARIANTS:
-        scorer, report = _fit(variant, seed, ratings, epochs)
+        scorer, report = _fit(variant, seed, ratings, overrides)
         row = {**report.__dict__}
         line = _report_line(report)
         if options:

@@ -105,7 +105,7 @@ def options(
     jobs = [(s, r, f) for s in groups for r in reader_names for f in range(folds)]
     try:
         _run_jobs(work=work, jobs=jobs, backend=backend, threads=threads)
-        _finish(work=work, groups=groups, candidates=candidates, output=Path(output))
+        _finish(work=work, groups=groups, candidates=candidates, readers=reader_names, output=Path(output))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -141,15 +141,23 @@ def _run_jobs(*, work: Path, jobs: list[tuple[str, str, int]], backend: str, thr
 
 
 def _finish(
-    *, work: Path, groups: dict[str, list[Candidate]], candidates: list[Candidate], output: Path
+    *,
+    work: Path,
+    groups: dict[str, list[Candidate]],
+    candidates: list[Candidate],
+    readers: tuple[str, ...],
+    output: Path,
 ) -> None:
     from datagen.resources import wordnet
     from datagen.retrieval import text_vocabulary
     from datagen.vectors import load_vectors
 
     plan = read_plan(work_dir=work)
-    rankings = {s: load_rankings(work_dir=work, plan=plan, subtask=s, group=g) for s, g in groups.items()}
-    pools = reader_pools(rankings=rankings, readers=plan.readers)
+    rankings = {
+        s: load_rankings(work_dir=work, plan=plan, subtask=s, group=g, readers=readers)
+        for s, g in groups.items()
+    }
+    pools = reader_pools(rankings=rankings, readers=readers)
     vectors = load_vectors(
         Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(candidates)
     )
@@ -173,7 +181,11 @@ def _finish(
         stats={s: question_stats([q for q, _ in pairs]) for s, pairs in per_subtask.items()},
         drops=dict(built.drops),
         excluded=dict(built.excluded),
-        provenance={"plan": plan.__dict__, "work_dir": str(work), "vectors": vectors.name},
+        provenance={
+            "plan": {**plan.__dict__, "readers": list(readers)},
+            "work_dir": str(work),
+            "vectors": vectors.name,
+        },
     )
     click.echo(f"wrote {len(built.questions)} question(s) to {output}; dropped {sum(built.drops.values())}")
     click.echo(f"report: {report}")

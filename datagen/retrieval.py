@@ -289,14 +289,22 @@ def run_planned_fold(*, work_dir: Path, subtask: str, reader: str, fold: int, pr
 
 
 def load_rankings(
-    *, work_dir: Path, plan: Plan, subtask: str, group: Sequence[Candidate]
+    *,
+    work_dir: Path,
+    plan: Plan,
+    subtask: str,
+    group: Sequence[Candidate],
+    readers: Sequence[str] | None = None,
 ) -> dict[str, dict[int | str, Ranked]]:
-    """reader -> question id -> Ranked, over all held-out folds; ValueError if a fold is missing."""
+    """reader -> question id -> Ranked, over all held-out folds; ValueError if a fold is missing.
+
+    ``readers`` defaults to the plan's; processes sharing a work dir may each run other readers.
+    """
     from datagen.options import assign_folds
 
     folds = assign_folds(candidates=group, folds=plan.folds, seed=plan.seed)
     result: dict[str, dict[int | str, Ranked]] = {}
-    for reader in plan.readers:
+    for reader in readers or plan.readers:
         config = reader_config(reader=reader, settings=plan.reader_settings)
         result[reader] = {}
         for fold in range(plan.folds):

@@ -24,6 +24,7 @@ req_hash=$(sha256sum requirements.txt | cut -d' ' -f1)
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "import django, celery, torch, spacy, nltk" 2>/dev/null; then
   echo "setup: pip install -r requirements.txt"
   "$PYTHON" -m pip install -q -r requirements.txt
+  "$PYTHON" -m pip install -q --no-deps --no-build-isolation -e .  # the `recam` command-line client
   echo "$req_hash" > "$STAMP"
 fi
 

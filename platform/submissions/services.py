@@ -1,6 +1,7 @@
 """Writes: validate and store an upload, queue it, score it, fail or re-queue it."""
 
 import datetime as dt
+import logging
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -19,6 +20,7 @@ from submissions.models import Score as ScoreRow
 from submissions.models import Submission, SubmissionFile
 from teams.models import Team
 
+logger = logging.getLogger(__name__)
 Status = Submission.Status
 TERMINAL = (Status.SCORED, Status.FAILED, Status.WAITING_GOLD)
 
@@ -143,6 +145,10 @@ def submission_score(*, submission_id: int) -> Submission:
         return submission_mark_failed(
             submission=submission, reason=f"the stored file does not validate:\n{exc}"
         )
+    except (ValueError, OSError):  # a missing stored file, or a gold file that fails its sha256 check
+        logger.exception("submission %s could not be scored", submission_id)
+        reason = "the scoring service could not read the stored file or the gold answers; the organizers will re-score it"
+        return submission_mark_failed(submission=submission, reason=reason)
     with transaction.atomic():
         submission = (
             Submission.objects.select_for_update().select_related("phase", "team").get(pk=submission_id)

@@ -9,7 +9,8 @@ def test_tokenize_keeps_placeholder_as_one_token():
     tokens = tokenize("The @placeholder of Forty-Seven MPs, it's said.")
     assert tokens.count("@placeholder") == 1
     assert tokens == [t.lower() for t in tokens]
-    assert "forty-seven" in tokens and "," in tokens
+    assert "forty-seven" in tokens
+    assert "," in tokens
 
 
 def test_from_question_carries_options_label_and_answer(trial_path):
@@ -23,13 +24,13 @@ def test_from_question_carries_options_label_and_answer(trial_path):
 
 def test_check_examples_names_the_bad_example():
     bad = ClozeExample(id="7", article="a", question="no blank here", options=("a", "b"), label=0)
-    with pytest.raises(ValueError, match="example '7'.*@placeholder"):
+    with pytest.raises(ValueError, match=r"example '7'.*@placeholder"):
         check_examples([bad], need="label")
     unlabelled = ClozeExample(id="8", article="a", question="@placeholder", options=("a", "b"), label=5)
-    with pytest.raises(ValueError, match="example '8'.*label 5"):
+    with pytest.raises(ValueError, match=r"example '8'.*label 5"):
         check_examples([unlabelled], need="label")
     no_answer = ClozeExample(id="9", article="a", question="@placeholder")
-    with pytest.raises(ValueError, match="example '9'.*gold answer"):
+    with pytest.raises(ValueError, match=r"example '9'.*gold answer"):
         check_examples([no_answer], need="answer")
 
 

@@ -26,12 +26,15 @@ def test_padding_never_changes_the_scores(name, trial_examples, vectors):
     reader = _reader(name, trial_examples[:4], vectors, max_passage_tokens=1000)
     reader.module.eval()
     batch = reader.batch(reader.encode(trial_examples[:4], mode="mc", grow=False), mode="mc")
-    assert (~batch.passage_mask).any() and (~batch.summary_mask).any()
+    assert (~batch.passage_mask).any()
+    assert (~batch.summary_mask).any()
     before = reader.module(batch)
     noisy = {}
     for field, mask in (("passage", "passage_mask"), ("summary", "summary_mask"), ("gloss", "gloss_mask")):
         ids, keep = getattr(batch, field), getattr(batch, mask)
-        noise = torch.randint(3, len(reader.words), ids.shape) % (len(reader.gloss_words) if field == "gloss" else len(reader.words))
+        noise = torch.randint(3, len(reader.words), ids.shape) % (
+            len(reader.gloss_words) if field == "gloss" else len(reader.words)
+        )
         noisy[field] = torch.where(keep, ids, noise)
     changed = type(batch)(**{**batch.__dict__, **noisy})
     assert not torch.equal(changed.passage, batch.passage)
@@ -56,7 +59,10 @@ def test_candidate_set_mode_scores_the_whole_set(trial_examples, vectors):
     items = reader.encode(trial_examples[:8], mode="set", grow=False)
     logits = reader.module(reader.batch(items, mode="set"))
     assert logits.shape == (8, len(answers) + 2)
-    assert all(reader.candidates[item.target] == ex.answer.lower() for item, ex in zip(items, trial_examples[:8], strict=True))
+    assert all(
+        reader.candidates[item.target] == ex.answer.lower()
+        for item, ex in zip(items, trial_examples[:8], strict=True)
+    )
 
 
 def test_build_reader_rejects_unknown_names():

@@ -1,6 +1,8 @@
 """MRC scaling, the regressor, the scorer and the CLI, on the real MRC ratings and real GloVe rows."""
 
 import csv
+import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -123,10 +125,16 @@ def test_scorer_refuses_other_vectors(tmp_path, small_vectors) -> None:
 def test_cli_train_score_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MODELS_DIR", str(tmp_path))
     runner = CliRunner()
-    result = runner.invoke(abstractness, ["train", "--variant", "glove50", "--epochs", "2"])
+    result = runner.invoke(
+        abstractness,
+        ["train", "--variant", "glove50", "--epochs", "2", "--hidden", "32", "16", "--dropout", "0.1"],
+    )
     assert result.exit_code == 0, result.output
     assert "| glove50 | 50 | 2148 / 1877 |" in result.output
-    assert (tmp_path / "abstractness" / "model.pt").is_file()
+    saved = json.loads((tmp_path / "abstractness" / "model.json").read_text())
+    assert saved["params"]["hidden"] == [32, 16]
+    assert (saved["params"]["dropout"], saved["params"]["epochs"], saved["seed"]) == (0.1, 2, 0)
+    assert saved["ratings_sha256"] == hashlib.sha256(resources.mrc_ratings_path().read_bytes()).hexdigest()
     skipped = runner.invoke(abstractness, ["train", "--variant", "glove50", "--if-missing"])
     assert "skipped" in skipped.output
     result = runner.invoke(abstractness, ["score", "economy", "qzxvnoword"])

@@ -1,6 +1,7 @@
 """Retrieval metrics, report tables, and a real 2-fold option run with tiny readers on ReCAM dev records."""
 
 import json
+import shutil
 
 import pytest
 import torch
@@ -45,19 +46,14 @@ def test_tables_follow_the_paper_layout():
     assert sizes.splitlines()[2] == "| Train | 3,227 | 3,318 | 6,545 |"
 
 
-@pytest.fixture
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)  # a shared 2-core machine: more threads only contend
-    yield
-    torch.set_num_threads(before)
+TINY = ["--folds", "2", "--epochs", "1", "--hidden", "8", "--hops", "1", "--batch-size", "16"]
 
 
-@pytest.fixture
-def dev_candidates(recam_data_dir, tmp_path):
+@pytest.fixture(scope="module")
+def dev_candidates(recam_data_dir, tmp_path_factory):
     """A candidate file from real ReCAM dev records: the answer is the gold option word."""
     questions = read_questions(recam_data_dir / "training_data" / "Task_1_dev.jsonl")[:24]
-    path = tmp_path / "candidates.jsonl"
+    path = tmp_path_factory.mktemp("candidates") / "candidates.jsonl"
     with path.open("w") as handle:
         for q in questions:
             record = {"id": q.id, "article": q.article, "question": q.question, "answer": q.answer}
@@ -65,20 +61,27 @@ def dev_candidates(recam_data_dir, tmp_path):
     return path
 
 
-TINY = ["--folds", "2", "--epochs", "1", "--hidden", "8", "--hops", "1", "--batch-size", "16"]
-
-
-def test_two_fold_run_writes_checked_recam_file_and_resumes(
-    dev_candidates, tmp_path, one_thread, monkeypatch
-):
-    output, work = tmp_path / "recam.jsonl", tmp_path / "work"
-    args = ["--candidates", str(dev_candidates), "--output", str(output), "--work-dir", str(work), *TINY]
-    result = CliRunner().invoke(options, args, catch_exceptions=False)
+@pytest.fixture(scope="module")
+def two_fold_run(dev_candidates, tmp_path_factory):
+    """One real 2-fold run of the three tiny readers through the CLI (shared: training is the slow part)."""
+    out = tmp_path_factory.mktemp("run")
+    args = ["--candidates", str(dev_candidates), "--output", str(out / "recam.jsonl"), "--work-dir"]
+    args += [str(out / "work"), *TINY]
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # a shared 2-core machine: more threads only contend
+    try:
+        result = CliRunner().invoke(options, args, catch_exceptions=False)
+    finally:
+        torch.set_num_threads(before)
     assert result.exit_code == 0, result.output
+    return out, args
 
-    written = read_questions(output, require_labels=True)
+
+def test_two_fold_run_writes_a_checked_recam_file(two_fold_run, dev_candidates):
+    out, _ = two_fold_run
+    written = read_questions(out / "recam.jsonl", require_labels=True)
     candidates = {c.id: c for c in read_candidates(dev_candidates)}
-    report = json.loads((tmp_path / "recam.report.json").read_text())
+    report = json.loads((out / "recam.report.json").read_text())
     dropped = sum(report["drops"].values())
     assert len(written) + dropped == len(candidates)
     assert len(written) >= len(candidates) // 2
@@ -91,40 +94,42 @@ def test_two_fold_run_writes_checked_recam_file_and_resumes(
     for metrics in report["retrieval"]["1"].values():
         assert 0 < metrics["MRR"] <= 1
         assert metrics["R@1"] <= metrics["R@5"] <= metrics["R@10"]
-    markdown = (tmp_path / "recam.report.md").read_text()
+    markdown = (out / "recam.report.md").read_text()
     assert "| GAReader |" in markdown
     assert "| Questions |" in markdown
 
-    # a rerun reads every fold back from the work dir: training again would fail here
+
+def test_a_rerun_resumes_without_training(two_fold_run, monkeypatch):
+    out, args = two_fold_run
+
     def no_training(**_kwargs):
         raise AssertionError("a finished fold was trained again")
 
     monkeypatch.setattr("baselines.training.train_reader", no_training)
-    first = output.read_text()
+    first = (out / "recam.jsonl").read_text()
     result = CliRunner().invoke(options, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert output.read_text() == first
+    assert (out / "recam.jsonl").read_text() == first
 
 
-def test_a_work_dir_from_other_inputs_is_refused(dev_candidates, tmp_path, one_thread):
-    work = tmp_path / "work"
-    base = ["--candidates", str(dev_candidates), "--work-dir", str(work), "--readers", "att", *TINY]
-    first = CliRunner().invoke(options, [*base, "--output", str(tmp_path / "a.jsonl")])
-    assert first.exit_code == 0, first.output
-    changed = CliRunner().invoke(options, [*base, "--output", str(tmp_path / "b.jsonl"), "--seed", "14"])
+def test_a_work_dir_from_other_inputs_is_refused(two_fold_run, tmp_path):
+    out, args = two_fold_run
+    shutil.copytree(out / "work", tmp_path / "work")
+    args = [*args, "--seed", "14"]
+    args[args.index(str(out / "work"))] = str(tmp_path / "work")
+    args[args.index(str(out / "recam.jsonl"))] = str(tmp_path / "b.jsonl")
+    changed = CliRunner().invoke(options, args)
     assert changed.exit_code != 0
     assert "holds a result for other inputs" in changed.output
+    assert not (tmp_path / "b.jsonl").exists()
 
 
-def test_fold_task_runs_a_planned_fold_on_the_gpu_queue(dev_candidates, tmp_path, one_thread, settings):
+def test_fold_task_runs_a_planned_fold_on_the_gpu_queue(two_fold_run, dev_candidates, settings):
     from tasks.options import options_queue, options_train_fold
 
-    work = tmp_path / "work"
-    args = ["--candidates", str(dev_candidates), "--work-dir", str(work), "--readers", "att", *TINY]
-    assert CliRunner().invoke(options, [*args, "--output", str(tmp_path / "a.jsonl")]).exit_code == 0
-    result = options_train_fold.apply(
-        kwargs={"work_dir": str(work), "subtask": "1", "reader": "att", "fold": 1}
-    )
+    out, _ = two_fold_run
+    kwargs = {"work_dir": str(out / "work"), "subtask": "1", "reader": "att", "fold": 1}
+    result = options_train_fold.apply(kwargs=kwargs)
     folds = assign_folds(candidates=read_candidates(dev_candidates), folds=2, seed=13)
     held_out = sum(1 for fold in folds.values() if fold == 1)
     assert result.get() == {"subtask": "1", "reader": "att", "fold": 1, "questions": held_out}

@@ -76,21 +76,22 @@ def scoring_worker(django_db_setup, django_db_blocker, tmp_path_factory):
             process.wait()
         redis.Redis.from_url(BROKER_URL).delete(QUEUE)
         with django_db_blocker.unblock():
-            _wait_for_other_sessions_to_end()
+            _end_other_sessions()
 
 
-def _wait_for_other_sessions_to_end(attempts: int = 40) -> None:
-    """PostgreSQL ends a dead client's session a moment later; dropping the test database needs it gone."""
+def _end_other_sessions(attempts: int = 20) -> None:
+    """Drop-ready test database: sessions of the stopped worker and of the live server's request threads
+    can linger (idle) a moment; they all belong to this run's own test database, so end them."""
     if connection.vendor != "postgresql":
         return
-    for _ in range(attempts):
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
+    others = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    with connection.cursor() as cursor:
+        for _ in range(attempts):
+            cursor.execute(f"SELECT count(*) {others}")
             if cursor.fetchone()[0] == 0:
                 return
-        time.sleep(0.25)
+            time.sleep(0.1)
+        cursor.execute(f"SELECT pg_terminate_backend(pid) {others}")
 
 
 def _wait_ready(process: subprocess.Popen, log: Path, attempts: int = 240) -> None:
@@ -132,7 +133,7 @@ def wait_for_status(submission, statuses: set[str], attempts: int = 240):
         if submission.status in statuses:
             return submission
         time.sleep(0.25)
-    keys = redis.Redis.from_url(BROKER_URL).keys("*")
+    keys = redis.Redis.from_url(BROKER_URL).keys(f"{QUEUE}*")
     pytest.fail(
-        f"submission {submission.pk} still {submission.status!r} after waiting for {statuses}; broker keys {keys}"
+        f"submission {submission.pk} still {submission.status!r} (waited for {statuses}); broker keys {keys}"
     )

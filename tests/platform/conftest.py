@@ -9,6 +9,8 @@ from recam.submission import make_zip
 def isolated_storage(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.GOLD_ROOT = tmp_path / "gold"
+    settings.STATIC_ROOT = tmp_path / "static"  # WhiteNoise warns when it is missing
+    settings.STATIC_ROOT.mkdir()
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast; tests only
 
 
@@ -17,10 +19,10 @@ def eager_celery():
     """Run the scoring task in-process; nothing reaches a broker another worker could read."""
     from tasks.app import app
 
-    app.conf.task_always_eager = True
-    app.conf.task_eager_propagates = True
+    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager = app.conf.task_eager_propagates = True
     yield
-    app.conf.task_always_eager = False
+    app.conf.task_always_eager, app.conf.task_eager_propagates = saved
 
 
 @pytest.fixture

@@ -114,6 +114,19 @@ def test_a_file_that_no_longer_validates_fails_with_a_reason(
     assert not submission.scores.exists()
 
 
+def test_a_gold_file_that_fails_its_check_fails_the_submission_without_leaking_paths(
+    practice, team, example_zip, django_capture_on_commit_callbacks, settings
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        submission = submission_create(phase=practice, team=team, filename="preds.zip", data=example_zip)
+    gold = Path(settings.GOLD_ROOT) / practice.test_sets.get(subtask=1).gold.path
+    gold.write_text("0,0\n")
+    submission = submission_score(submission_id=submission.pk)
+    assert submission.status == Submission.Status.FAILED
+    assert "the organizers will re-score it" in submission.failure_reason
+    assert str(settings.GOLD_ROOT) not in submission.failure_reason
+
+
 def test_marking_failed_removes_scores(practice, team, example_zip, django_capture_on_commit_callbacks):
     submission = _create(practice, team, example_zip, capture=django_capture_on_commit_callbacks)
     submission = submission_mark_failed(submission=submission, reason="marked failed by the organizers")

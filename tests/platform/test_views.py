@@ -215,3 +215,24 @@ def test_gold_answers_are_not_served(competition, practice, client, settings):
 def test_unknown_phase_or_competition_is_a_404(competition, client):
     assert client.get(reverse("leaderboard", args=[competition.slug, "nope"])).status_code == 404
     assert client.get(reverse("competition", args=["nope"])).status_code == 404
+
+
+def test_join_by_pasting_the_invite_link_into_the_form(competition, client):
+    owner = UserFactory()
+    team = team_create(competition=competition, user=owner, name="Owls")
+    client.force_login(UserFactory())
+    form = {"join": "1", "invite_code": f"http://testserver/teams/join/{team.invite_code}/"}
+    response = client.post(reverse("team", args=[competition.slug]), form, follow=True)
+    assert response.context["team"] == team
+    response = client.post(reverse("team_join", args=[team.invite_code]), follow=True)
+    assert response.context["team"] == team
+    assert response.context["members"] == [owner.username, response.wsgi_request.user.username]
+
+
+def test_a_closed_phase_is_a_form_error(competition, practice, player, client, example_zip):
+    practice.ends_at = practice.starts_at
+    practice.save()
+    response = _upload(client, competition, practice, "preds.zip", example_zip)
+    assert response.status_code == 200
+    assert "not open for submissions" in str(response.context["form"].non_field_errors())
+    assert not Submission.objects.exists()

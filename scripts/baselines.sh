@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `make baselines`: train every baseline on the trial sets (de-duplicated against the test and dev sets),
+# score them on the dev sets with the one scorer, write var/baselines/report.md, and enter each one on
+# the practice leaderboards as a baseline row. Reruns resume: finished trainings are reused.
+# Settings (env): RECAM_DATA_DIR, BASELINES_DIR (var/baselines), READERS ("ga att att-gloss encoder"),
+# READER_EPOCHS (4), READER_MAX_TOKENS (250), READER_BUDGET_S (720 per run), ENCODER_BUDGET_S (3600),
+# SEED (13), BASELINES_SUBMIT (1; 0 skips the leaderboard step).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+DATA=${RECAM_DATA_DIR:-../shared/data/recam}
+OUT=${BASELINES_DIR:-var/baselines}
+READERS=${READERS:-"ga att att-gloss encoder"}
+SEED=${SEED:-13}
+export NLTK_DATA=${NLTK_DATA:-$PWD/var/nltk_data} HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+TRIAL_1=$DATA/trail_data/Task_1_Imperceptibility.jsonl
+TRIAL_2=$DATA/trail_data/Task_2_Nonspecificity.jsonl
+DEV_1=$DATA/training_data/Task_1_dev.jsonl
+DEV_2=$DATA/training_data/Task_2_dev.jsonl
+EXCLUDE=()
+for f in "$DATA"/test_data/Task_*_test.jsonl "$DEV_1" "$DEV_2"; do [ -f "$f" ] && EXCLUDE+=(--exclude "$f"); done
+mkdir -p "$OUT/logs" "$OUT/models" "$OUT/predictions"
+declare -A NAME=([ga]="GA Reader" [att]="Attentive Reader" [att-gloss]="Attentive Reader + gloss" [encoder]="MiniLM encoder")
+
+for n in 1 2; do
+  trial_var=TRIAL_$n
+  for reader in $READERS; do
+    run=$reader-st$n
+    echo "== training $run" >&2
+    if [ "$reader" = encoder ]; then
+      extra=(--time-budget "${ENCODER_BUDGET_S:-3600}")
+    else
+      extra=(--epochs "${READER_EPOCHS:-4}" --max-length "${READER_MAX_TOKENS:-250}" --time-budget "${READER_BUDGET_S:-720}")
+    fi
+    nice -n 10 $PYTHON -m baselines train --reader "$reader" --train "${!trial_var}" "${EXCLUDE[@]}" \
+      --output "$OUT/models/$run" --seed "$SEED" "${extra[@]}" --quiet > "$OUT/logs/$run.log" 2>&1 \
+      || { echo "training $run failed: see $OUT/logs/$run.log" >&2; exit 1; }
+    for m in 1 2; do
+      dev_var=DEV_$m
+      nice -n 10 $PYTHON -m baselines predict --model "$OUT/models/$run" --input "${!dev_var}" \
+        --output "$OUT/predictions/$run/subtask$m.csv"
+    done
+  done
+done
+$PYTHON -m baselines report --predictions-dir "$OUT/predictions" --dev1 "$DEV_1" --dev2 "$DEV_2" --output "$OUT/report.md"
+
+if [ "${BASELINES_SUBMIT:-1}" = 1 ]; then
+  for run_dir in "$OUT"/predictions/*-st[12]; do
+    run=$(basename "$run_dir"); reader=${run%-st?}; n=${run##*-st}
+    $PYTHON -m baselines bundle --subtask1 "$run_dir/subtask1.csv" --subtask2 "$run_dir/subtask2.csv" --output "$run_dir/submission.zip"
+    $PYTHON manage.py recam_submit --team "${NAME[$reader]} (trained on ST$n)" --phase practice --baseline \
+      --trained-on "$n" --system-name "$run" --description "baseline $run, trained on the Subtask $n trial set" \
+      "$run_dir/submission.zip"
+  done
+fi

@@ -1,0 +1,43 @@
+import json
+
+from click.testing import CliRunner
+
+from baselines.cli import main
+from recam.records import read_questions, write_questions
+from recam.submission import parse_submission
+
+
+def test_train_then_predict_writes_a_file_the_platform_accepts(tmp_path, trial_path, dev_path):
+    train_file, dev_file = tmp_path / "train.jsonl", tmp_path / "dev.jsonl"
+    write_questions(train_file, read_questions(trial_path)[:24], with_ids=False)
+    dev = read_questions(dev_path)[:10]
+    write_questions(dev_file, dev, with_ids=False)
+    runner = CliRunner()
+    model = tmp_path / "model"
+    args = ["train", "--reader", "att", "--train", str(train_file), "--exclude", str(dev_file)]
+    args += ["--output", str(model), "--epochs", "1", "--hidden", "8", "--max-length", "40", "--quiet"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads((model / "meta.json").read_text())["info"]["train_examples"] == 24
+    out = tmp_path / "subtask1.csv"
+    result = runner.invoke(
+        main, ["predict", "--model", str(model), "--input", str(dev_file), "--output", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    parsed = parse_submission(
+        data=out.read_bytes(), filename="subtask1.csv", expected_ids={1: {q.id for q in dev}}
+    )
+    assert set(parsed.files[0].predictions) == {q.id for q in dev}
+    result = runner.invoke(main, ["score", "--predictions", str(out), "--gold", str(dev_file)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout.strip().splitlines()[-1])["total"] == 10
+
+
+def test_train_reports_a_bad_input_file_by_line(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"article": "a"}\n', encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["train", "--reader", "ga", "--train", str(bad), "--output", str(tmp_path / "m")]
+    )
+    assert result.exit_code != 0
+    assert "bad.jsonl:1" in result.output
