@@ -9,7 +9,7 @@ import contextlib
 import csv
 import hashlib
 import json
-import platform as stdlib_platform
+import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -275,7 +275,7 @@ def _versions() -> dict[str, str]:
     import transformers
 
     return {
-        "python": stdlib_platform.python_version(),
+        "python": sys.version.split()[0],
         "torch": str(torch.__version__),
         "numpy": str(np.__version__),
         "transformers": str(transformers.__version__),

@@ -1,14 +1,25 @@
-"""``python -m datagen abstractness train | eval | score WORD...``: the imperceptibility scorer of §3.2."""
+"""``python -m datagen abstractness train | eval | score WORD...``: the imperceptibility scorer of §3.2.
+
+``datagen.abstractness`` (torch) is imported inside the commands: ``python -m datagen`` stays quick.
+"""
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from datagen import abstractness as ab
+if TYPE_CHECKING:
+    from datagen.abstractness import FitReport
 
 
-def _report_line(report: ab.FitReport) -> str:
+def _ab():
+    from datagen import abstractness
+
+    return abstractness
+
+
+def _report_line(report: "FitReport") -> str:
     return (
         f"| {report.variant} | {report.dims} | {report.n_train} / {report.n_test} | "
         f"{report.train_r:.3f} | {report.test_r:.3f} | {_p(max(report.train_p, report.test_p))} |"
@@ -45,6 +56,7 @@ def _settings(seed: int, **overrides) -> dict:
 
 
 def _fit(variant: str, seed: int, ratings: Path | None, overrides: dict):
+    ab = _ab()
     try:
         vectors = ab.build_vectors(variant=variant)
     except ValueError as error:
@@ -69,9 +81,7 @@ def abstractness() -> None:
 
 
 @abstractness.command()
-@click.option(
-    "--variant", default=ab.DEFAULT_VARIANT, show_default=True, help="Vectors: parts joined by '+'."
-)
+@click.option("--variant", help="Vectors: parts joined by '+' [default: glove50+minilm].")
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--ratings", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="MRC CSV.")
 @click.option(
@@ -87,6 +97,8 @@ def abstractness() -> None:
 )
 def train(variant, seed, ratings, output, if_missing, **overrides) -> None:
     """Fit on the seeded 2,148-word split, report Pearson r on train and test, save the model."""
+    ab = _ab()
+    variant = variant or ab.DEFAULT_VARIANT
     output = output or ab.default_model_dir()
     if if_missing and (output / ab.MODEL_FILE).is_file():
         try:
@@ -125,6 +137,7 @@ def _option_words(paths: tuple[Path, ...]) -> list[str]:
 )
 def evaluate(variants, seed, ratings, coverage_files, json_out, **overrides) -> None:
     """Fit each variant on the seeded split (nothing saved) and print the train/test Pearson table."""
+    ab = _ab()
     options = _option_words(coverage_files) if coverage_files else []
     rows = []
     head, rule = TABLE_HEAD.split("\n")
@@ -150,6 +163,7 @@ def evaluate(variants, seed, ratings, coverage_files, json_out, **overrides) -> 
 )
 def score(words, model) -> None:
     """Print `word<TAB>score` (0 = most abstract); `-` for a word without a vector."""
+    ab = _ab()
     try:
         scorer = ab.ImperceptibilityScorer.load(model)
     except (ValueError, FileNotFoundError) as error:

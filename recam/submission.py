@@ -246,17 +246,19 @@ def _parse_csv(
         except UnicodeDecodeError as exc:
             report(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", lineno)
             continue
-        parsed = _parse_line(line, lineno)
-        if isinstance(parsed, str):
-            report(parsed, lineno)
-            continue
-        qid, label = parsed
-        if qid in first_line:
-            report(f"id {qid} appears again (first on line {first_line[qid]})", lineno)
-            continue
-        first_line[qid] = lineno
-        if qid not in expected_set:
-            report(f"unknown id {qid}: not in this phase's Subtask {SUBMISSION_FILES[name]} test set", lineno)
+        qid, label, problem = _parse_line(line, lineno)
+        if qid is not None:
+            if qid in first_line:
+                report(f"id {qid} appears again (first on line {first_line[qid]})", lineno)
+                continue
+            first_line[qid] = lineno  # a bad label still answers this id: it is not also "missing"
+            if qid not in expected_set:
+                report(
+                    f"unknown id {qid}: not in this phase's Subtask {SUBMISSION_FILES[name]} test set", lineno
+                )
+                continue
+        if problem is not None:
+            report(problem, lineno)
             continue
         predictions[qid] = label
     if line_problems > limits.max_line_problems:
@@ -274,24 +276,28 @@ def _parse_csv(
     return predictions, problems
 
 
-def _parse_line(line: str, lineno: int) -> tuple[int, int] | str:
-    """Return (id, label) or the problem with this line."""
+def _parse_line(line: str, lineno: int) -> tuple[int | None, int | None, str | None]:
+    """Return (id, label, problem): the id whenever it parses, the label or the problem with the line."""
     fields = [f.strip() for f in line.split(",")]
     if len(fields) != 2:
         shown = line if len(line) <= 40 else line[:37] + "..."
-        return f"expected two comma-separated fields 'id,label', got {len(fields)} in {shown!r}"
+        return None, None, f"expected two comma-separated fields 'id,label', got {len(fields)} in {shown!r}"
     qid, label = fields
     if lineno == 1 and not _INT.match(qid) and not _INT.match(label):
-        return f"header row '{qid},{label}': the file must have no header; remove this line"
+        return None, None, f"header row '{qid},{label}': the file must have no header; remove this line"
     if not _INT.match(qid):
-        return f"id {qid!r} is not an integer"
+        return None, None, f"id {qid!r} is not an integer"
     if not _INT.match(label):
         if label.replace("-", "").replace(" ", "").isalpha():
-            return f"label {label!r} is written as a word: give the option's index 0-4 instead"
-        return f"label {label!r} is not an integer 0-4"
+            return (
+                int(qid),
+                None,
+                f"label {label!r} is written as a word: give the option's index 0-4 instead",
+            )
+        return int(qid), None, f"label {label!r} is not an integer 0-4"
     if not 0 <= int(label) < NUM_OPTIONS:
-        return f"label {int(label)} is out of range: labels are 0-4"
-    return int(qid), int(label)
+        return int(qid), None, f"label {int(label)} is out of range: labels are 0-4"
+    return int(qid), int(label), None
 
 
 def _size(n: int) -> str:

@@ -17,7 +17,7 @@ else
 fi
 $PYTHON manage.py recam_organizer
 $PYTHON manage.py collectstatic --noinput -v 0
-$PYTHON -m celery -A tasks.app worker -l info -Q scoring,cpu,celery --concurrency 2 \
+$PYTHON -m celery -A tasks.app worker -l info -Q "${CELERY_SCORING_QUEUE:-scoring},${CELERY_CPU_QUEUE:-cpu},celery" --concurrency 2 \
   --logfile var/log/worker.log --pidfile var/worker.pid &
 worker=$!
 $PYTHON -m celery -A tasks.app beat -l info --schedule var/celerybeat-schedule \

@@ -171,3 +171,8 @@ def test_cli_if_missing_retrains_a_model_of_other_vectors(tmp_path: Path, small_
     assert result.exit_code == 0, result.output
     assert "retraining" in result.output
     assert ab.ImperceptibilityScorer.load(tmp_path).provenance["vectors_sha256"] != "0" * 64
+
+
+def test_cli_help_names_the_real_default_variant() -> None:
+    result = CliRunner().invoke(abstractness, ["train", "--help"])
+    assert f"[default: {ab.DEFAULT_VARIANT}]" in " ".join(result.output.split())

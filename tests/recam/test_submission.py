@@ -27,11 +27,9 @@ def only(found: tuple[Problem, ...]) -> Problem:
 
 
 def label_problems(data: bytes, filename: str) -> tuple[Problem, ...]:
-    """A line with a bad label is reported at its line; its id then also counts as missing (one summary line)."""
+    """A line with a bad label is reported at its line, and only there: its id does not also count as missing."""
     found = problems(data, filename=filename)
-    assert len(found) == 2, found
-    assert found[1].line is None
-    assert "ids have no prediction" in found[1].message
+    assert len(found) == 1, found
     return found
 
 
@@ -156,3 +154,11 @@ def test_every_problem_is_listed_at_once():
     messages = [str(p) for p in found]
     assert len(found) == 6, messages
     assert {p.line for p in found if p.file == "subtask1.csv"} == {1, 3, 4, 5, None}
+
+
+def test_bad_label_then_same_id_again_is_a_duplicate():
+    found = problems((GOOD1 + "0,9\n").replace("0,1\n", "0,x1\n", 1).encode(), filename="subtask1.csv")
+    assert [(p.line, p.message) for p in found] == [
+        (1, "label 'x1' is not an integer 0-4"),
+        (7, "id 0 appears again (first on line 1)"),
+    ]
