@@ -295,7 +295,7 @@ class ImperceptibilityScorer:
 
     @property
     def sha256(self) -> str:
-        """Identity of the trained model: its provenance and learned weights."""
+        """Identity of the trained model: sha256 of its learned weights and input scaling."""
         return self.provenance.get("model_sha256") or _state_sha256(self.regressor.state())
 
     def score(self, words: Sequence[str]) -> list[float | None]:

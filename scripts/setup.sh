@@ -53,4 +53,7 @@ if [ ! -f "$WN/lexnames" ] || [ ! -f "$WN/data.noun" ]; then
   done
   mv "$WN/lexnames.tmp" "$WN/lexnames"
 fi
+# The imperceptibility scorer (paper section 3.2): trained once (~30 s CPU); skipped while a model trained
+# on the same ratings and vectors exists.
+NLTK_DATA=$NLTK_DATA HF_HUB_OFFLINE=1 "$PYTHON" -m datagen abstractness train --if-missing
 echo "setup: ok (NLTK_DATA=$NLTK_DATA)"

@@ -125,6 +125,29 @@ CELERY_LONG_TASK_TIME_LIMIT = env.int("CELERY_LONG_TASK_TIME_LIMIT", default=6 *
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_LONG_TASK_TIME_LIMIT + 600}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_SCORING_QUEUE = env.str("CELERY_SCORING_QUEUE", default="scoring")
+
+# --- Scoring that survives faults (docs/operations.md) -----------------------------------------
+# A submission queued or scoring for longer than this is stuck: the reaper re-queues it, and after
+# SCORING_MAX_ATTEMPTS tries fails it as an infrastructure failure (which does not count against quota).
+STUCK_SUBMISSION_MINUTES = env.float("STUCK_SUBMISSION_MINUTES", default=5)
+SCORING_MAX_ATTEMPTS = env.int("SCORING_MAX_ATTEMPTS", default=3)
+REAPER_INTERVAL_SECONDS = env.float("REAPER_INTERVAL_SECONDS", default=60)
+# Test-only: the scoring service sleeps this long after taking a submission (the fault tests kill it then).
+SCORING_TEST_DELAY_SECONDS = env.float("SCORING_TEST_DELAY_SECONDS", default=0)
+CELERY_BEAT_SCHEDULE = {
+    "reap-stuck-submissions": {
+        "task": "tasks.reaper.reap_stuck_submissions",
+        "schedule": REAPER_INTERVAL_SECONDS,
+        "options": {"queue": CELERY_SCORING_QUEUE, "expires": REAPER_INTERVAL_SECONDS},
+    },
+}
+
+# --- Rate limits (accounts/ratelimit.py): "count/seconds" per client, over a fixed window ----------
+RATELIMIT_ENABLED = env.bool("RATELIMIT_ENABLED", default=True)
+RATELIMIT_CACHE = env.str("RATELIMIT_CACHE", default="default")
+RATELIMIT_LOGIN = env.str("RATELIMIT_LOGIN", default="10/300")  # per IP and username
+RATELIMIT_SIGNUP = env.str("RATELIMIT_SIGNUP", default="20/3600")  # per IP
+RATELIMIT_UPLOAD = env.str("RATELIMIT_UPLOAD", default="30/60")  # per user
 CELERY_CPU_QUEUE = env.str("CELERY_CPU_QUEUE", default="cpu")
 CELERY_GPU_QUEUE = env.str("CELERY_GPU_QUEUE", default="gpu")
 

@@ -20,6 +20,11 @@ class LeaderboardRow:
     cross_accuracy: float | None
     cross_correct: int | None
     cross_total: int | None
+    # Filled for the freeze and the organizers' exports (``with_submissions=True``).
+    system_name: str = ""
+    submission_id: int | None = None
+    submission_sha256: str = ""
+    cross_submission_id: int | None = None
 
     @property
     def drop(self) -> float | None:
@@ -37,37 +42,54 @@ class LeaderboardTable:
     rows: tuple[LeaderboardRow, ...]
 
 
-def leaderboard_tables(*, phase: Phase, subtasks: Iterable[int] = ()) -> list[LeaderboardTable]:
+def leaderboard_tables(
+    *, phase: Phase, subtasks: Iterable[int] = (), with_submissions: bool = False
+) -> list[LeaderboardTable]:
     """One table per test set of the phase, in one query: baselines on top (unranked), then teams by Acc.
 
     Ties share a rank ("1, 1, 3") and the earlier submission is listed first; a team with only a cross
     result is listed after the ranked teams, unranked.
     """
-    entries = list(LeaderboardEntry.objects.filter(phase=phase).order_by("test_subtask", "team_name"))
+    queryset = LeaderboardEntry.objects.filter(phase=phase).order_by("test_subtask", "team_name")
+    if with_submissions:
+        queryset = queryset.select_related("submission")
+    entries = list(queryset)
     every = sorted({e.test_subtask for e in entries} | set(subtasks))
-    return [_table(subtask, [e for e in entries if e.test_subtask == subtask]) for subtask in every]
+    return [
+        _table(subtask, [e for e in entries if e.test_subtask == subtask], with_submissions)
+        for subtask in every
+    ]
 
 
-def _table(subtask: int, entries: list[LeaderboardEntry]) -> LeaderboardTable:
+def _table(subtask: int, entries: list[LeaderboardEntry], with_submissions: bool = False) -> LeaderboardTable:
     baselines = sorted((e for e in entries if e.is_baseline), key=lambda e: -(e.accuracy or 0.0))
     teams = [e for e in entries if not e.is_baseline]
     ranked = sorted(
         (e for e in teams if e.accuracy is not None), key=lambda e: (-e.accuracy, e.submitted_at, e.id)
     )
     cross_only = [e for e in teams if e.accuracy is None]
-    rows = [_row(e, None) for e in baselines]
+    rows = [_row(e, None, with_submissions) for e in baselines]
     rank, previous = 0, None
     for position, entry in enumerate(ranked, start=1):
         if entry.accuracy != previous:
             rank, previous = position, entry.accuracy
-        rows.append(_row(entry, rank))
-    rows.extend(_row(e, None) for e in cross_only)
+        rows.append(_row(entry, rank, with_submissions))
+    rows.extend(_row(e, None, with_submissions) for e in cross_only)
     return LeaderboardTable(
         subtask=subtask, title=Subtask(subtask).label, cross_from=3 - subtask, rows=tuple(rows)
     )
 
 
-def _row(entry: LeaderboardEntry, rank: int | None) -> LeaderboardRow:
+def _row(entry: LeaderboardEntry, rank: int | None, with_submissions: bool = False) -> LeaderboardRow:
+    extra = {}
+    if with_submissions:
+        submission = entry.submission
+        extra = {
+            "system_name": submission.system_name if submission else "",
+            "submission_id": entry.submission_id,
+            "submission_sha256": submission.sha256 if submission else "",
+            "cross_submission_id": entry.cross_submission_id,
+        }
     return LeaderboardRow(
         rank=rank,
         team=entry.team_name,
@@ -79,6 +101,7 @@ def _row(entry: LeaderboardEntry, rank: int | None) -> LeaderboardRow:
         cross_accuracy=entry.cross_accuracy,
         cross_correct=entry.cross_correct,
         cross_total=entry.cross_total,
+        **extra,
     )
 
 

@@ -1,27 +1,38 @@
 """Writes: materialise a team's leaderboard rows for a phase (called whenever a score is written)."""
 
 from competitions.models import Phase
+from leaderboards.counting import Candidate, counted_per_slot
 from leaderboards.models import LeaderboardEntry
 from teams.models import Team
 
 
 def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
-    """Rewrite the team's rows: best same-subtask score ("Acc") and best cross score per test subtask.
+    """Rewrite the team's rows from its counted scored submissions ("Acc" and "Acc. Cross" per test set).
 
-    Best = highest accuracy, then the earliest submission. Only scored submissions count.
+    The phase's policy picks the counted one per slot (``leaderboards.counting``): best (highest
+    accuracy, then the earliest submission), the team's selection (default: the last) or the last.
+    Only scored submissions count.
     """
     from submissions.models import Score, Submission
 
-    scores = (
-        Score.objects.filter(
+    scores = {
+        score.pk: score
+        for score in Score.objects.filter(
             submission__team=team, submission__phase=phase, submission__status=Submission.Status.SCORED
+        ).select_related("submission")
+    }
+    candidates = [
+        Candidate(
+            submission_id=score.pk,  # the score row stands in for its submission: one per slot
+            slot=(score.test_subtask, score.is_cross),
+            received_at=score.submission.received_at,
+            selected_at=score.submission.selected_at,
+            accuracy=score.accuracy,
         )
-        .select_related("submission")
-        .order_by("-accuracy", "submission__received_at", "submission_id")
-    )
-    best: dict[tuple[int, bool], Score] = {}
-    for score in scores:
-        best.setdefault((score.test_subtask, score.is_cross), score)
+        for score in scores.values()
+    ]
+    counted = counted_per_slot(policy=phase.counted_policy, candidates=candidates)
+    best: dict[tuple[int, bool], Score] = {slot: scores[c.submission_id] for slot, c in counted.items()}
     entries = []
     for subtask in sorted({key[0] for key in best}):
         same, cross = best.get((subtask, False)), best.get((subtask, True))

@@ -40,6 +40,8 @@ class Submission(models.Model):
     # For a reaper of stuck submissions: how often scoring started, and until when the current try holds it.
     attempts = models.PositiveSmallIntegerField(default=0)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # When the team chose this submission to count (phases whose policy is "selected"); the latest wins.
+    selected_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("-received_at", "-id")
@@ -99,3 +101,22 @@ class Score(models.Model):
     @property
     def is_cross(self) -> bool:
         return self.test_subtask != self.trained_on
+
+
+class TeamPhaseQuota(models.Model):
+    """One row per (team, phase): the lock that serialises a team's uploads while its quota is checked.
+
+    The counts are never stored here: they are read from the team's non-failed submissions under the
+    lock, so a failed (e.g. infrastructure) submission gives its slot back without any bookkeeping.
+    """
+
+    team = models.ForeignKey("teams.Team", on_delete=models.CASCADE, related_name="+")
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="+")
+    reservations = models.PositiveIntegerField(default=0, help_text="uploads that took the lock")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = (models.UniqueConstraint(fields=["team", "phase"], name="one_quota_row_per_team_phase"),)
+
+    def __str__(self) -> str:
+        return f"quota {self.team} / {self.phase}"

@@ -4,6 +4,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from submissions.models import Submission
+from submissions.queue import submission_queue_info
 from teams.models import Team
 
 
@@ -40,6 +41,7 @@ def submission_status(*, submission: Submission) -> dict:
         "queued_at": _iso(submission.queued_at),
         "scoring_started_at": _iso(submission.scoring_started_at),
         "finished_at": _iso(submission.finished_at),
+        "queue": submission_queue_info(submission=submission).as_dict(),  # position, median time to score
         "scores": [
             {
                 "test_subtask": s.test_subtask,
@@ -57,3 +59,32 @@ def submission_status(*, submission: Submission) -> dict:
 
 def _iso(value) -> str | None:
     return value.isoformat() if value else None
+
+
+def counted_submission_ids(*, phase, team: Team) -> set[int]:
+    """The team's submissions that count in the phase (one per leaderboard slot, see leaderboards.counting).
+
+    ``best``: the ones on the leaderboard (needs scores). ``last``/``selected``: decided among the valid,
+    non-failed submissions from their files, so a submission waiting for gold or for scoring already
+    shows "counted" (the board itself shows the counted one among the scored).
+    """
+    from competitions.models import Phase
+    from leaderboards.counting import Candidate, counted_per_slot
+    from leaderboards.models import LeaderboardEntry
+    from submissions.models import SubmissionFile
+
+    if phase.counted_policy == Phase.CountedPolicy.BEST:
+        pairs = LeaderboardEntry.objects.filter(phase=phase, team=team).values_list(
+            "submission_id", "cross_submission_id"
+        )
+        return {pk for pair in pairs for pk in pair if pk is not None}
+    files = SubmissionFile.objects.filter(submission__team=team, submission__phase=phase).exclude(
+        submission__status=Submission.Status.FAILED
+    )
+    candidates = [
+        Candidate(submission_id=sid, slot=(subtask, subtask != trained), received_at=received, selected_at=sel)
+        for sid, subtask, trained, received, sel in files.values_list(
+            "submission_id", "subtask", "trained_on", "submission__received_at", "submission__selected_at"
+        )
+    ]
+    return {c.submission_id for c in counted_per_slot(policy=phase.counted_policy, candidates=candidates).values()}

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import logging
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -17,7 +18,8 @@ from leaderboards.services import leaderboard_refresh
 from recam.metrics import SCORER_VERSION, Score, score_predictions
 from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
 from submissions.models import Score as ScoreRow
-from submissions.models import Submission, SubmissionFile
+from submissions.models import Submission, SubmissionFile, TeamPhaseQuota
+from submissions.quotas import quota_lock, quota_reserve
 from teams.models import Team
 
 logger = logging.getLogger(__name__)
@@ -57,19 +59,20 @@ def submission_create(
     trained_on: dict[int, int] | None = None,
     system_name: str = "",
     description: str = "",
-    check_window: bool = True,
+    force: bool = False,
 ) -> Submission:
     """Validate, store the file (with its sha256), then record and queue the submission on commit.
 
-    An invalid upload raises SubmissionError and leaves nothing behind: no file, no row, no task.
+    Every path (form, API, command) decides at one instant, ``now`` (UTC): the phase window, the
+    team's quota (reserved under a per-(team, phase) lock, see ``submissions.quotas``) and the
+    received time. ``force`` (organizers only: baselines, files sent by email) skips window and quota.
+    An invalid or refused upload raises and leaves nothing behind: no file, no row, no task.
     """
     if team.competition_id != phase.competition_id:
         raise ApplicationError(f"the team {team.name!r} is not in this competition")
     now = timezone.now()
-    if check_window and not phase.is_open(at=now):
-        raise ApplicationError(
-            f"the {phase.title} phase is not open for submissions at {now:%Y-%m-%d %H:%M} UTC"
-        )
+    if not force:
+        _check_window(phase=phase, at=now)
     parsed = submission_validate(phase=phase, filename=filename, data=data, size=size)
     trained = {f.subtask: (trained_on or {}).get(f.subtask, f.subtask) for f in parsed.files}
     if any(value not in (1, 2) for value in trained.values()):
@@ -87,9 +90,15 @@ def submission_create(
         status=Status.RECEIVED,
         received_at=now,
     )
+    if not force:
+        quota_reserve(team=team, phase=phase, at=now)  # early refusal; decided again under the lock
+        TeamPhaseQuota.objects.get_or_create(team=team, phase=phase)  # outside: the lock must come first
     submission.file.save(filename.replace("/", "_")[-80:], ContentFile(data), save=False)
     try:
         with transaction.atomic():
+            if not force:
+                quota_lock(team=team, phase=phase)
+                quota_reserve(team=team, phase=phase, at=now)
             submission.save()
             SubmissionFile.objects.bulk_create(
                 SubmissionFile(
@@ -106,6 +115,39 @@ def submission_create(
     except Exception:
         submission.file.delete(save=False)
         raise
+    return submission
+
+
+def _check_window(*, phase: Phase, at: dt.datetime) -> None:
+    if at < phase.starts_at:
+        raise ApplicationError(
+            f"the {phase.title} phase opens at {phase.starts_at:%Y-%m-%d %H:%M} UTC; "
+            f"it is {at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+    if phase.ends_at is not None and at >= phase.ends_at:
+        raise ApplicationError(
+            f"the {phase.title} phase closed at {phase.ends_at:%Y-%m-%d %H:%M} UTC; "
+            f"it is {at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+
+
+def submission_select(*, submission: Submission, at: dt.datetime | None = None) -> Submission:
+    """The team chooses this submission to count (phases whose policy is ``selected``)."""
+    phase = submission.phase
+    if phase.counted_policy != Phase.CountedPolicy.SELECTED:
+        raise ApplicationError(
+            f"in the {phase.title} phase the {phase.get_counted_policy_display().lower()} counts; "
+            "there is nothing to choose"
+        )
+    if submission.status == Status.FAILED:
+        raise ApplicationError("a failed submission cannot count; choose a valid one")
+    at = at or timezone.now()
+    if phase.ends_at is not None and at >= phase.ends_at:
+        raise ApplicationError(f"the {phase.title} phase closed at {phase.ends_at:%Y-%m-%d %H:%M} UTC")
+    with transaction.atomic():
+        Submission.objects.filter(pk=submission.pk).update(selected_at=at)
+        submission.selected_at = at
+        leaderboard_refresh(phase=phase, team=submission.team)
     return submission
 
 
@@ -139,6 +181,8 @@ def submission_score(*, submission_id: int) -> Submission:
         submission.attempts += 1
         submission.lease_expires_at = now + dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
         submission.save(update_fields=["status", "scoring_started_at", "attempts", "lease_expires_at"])
+    if settings.SCORING_TEST_DELAY_SECONDS:  # test-only: the fault tests kill a worker mid-scoring here
+        time.sleep(settings.SCORING_TEST_DELAY_SECONDS)
     try:
         results = _compute(submission)
     except SubmissionError as exc:

@@ -10,6 +10,7 @@ from competitions.errors import ApplicationError
 from competitions.models import Competition
 from recam.submission import SubmissionError
 from submissions.forms import SubmissionForm
+from submissions.queue import submission_queue_info
 from submissions.selectors import submission_get_for_user, submission_list_for_team, submission_status
 from submissions.services import submission_create
 from teams.selectors import team_for_user
@@ -80,6 +81,7 @@ def _get(request, pk: int):
 def submission_detail(request, pk: int):
     submission = _get(request, pk)
     context = {"submission": submission, "competition": submission.phase.competition}
+    context["queue"] = submission_queue_info(submission=submission)
     return render(request, "submissions/detail.html", context)
 
 

@@ -42,7 +42,7 @@ def test_recam_submit_baseline_and_leaderboard_formats(
         predictions_csv=example_files["subtask2.csv"],
         gold_jsonl=recam_data_dir / "training_data/Task_2_dev.jsonl",
     )
-    records = json.loads(run("recam_leaderboard", *common, "--format", "json"))
+    records = json.loads(run("recam_leaderboard", *common, "--format", "json"))["rows"]
     row = next(r for r in records if r["test_subtask"] == 2)
     assert (row["team"], row["rank"], row["baseline"], row["correct"], row["total"]) == (
         "GA Reader",

@@ -1,38 +1,55 @@
-import csv
-import json
-
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from competitions.management.commands._common import PHASE_KINDS, get_phase
-from leaderboards.selectors import leaderboard_records, leaderboard_tables
-
-FIELDS = ["test_subtask", "rank", "team", "baseline", "accuracy", "correct", "total"]
-FIELDS += ["accuracy_cross", "correct_cross", "total_cross", "drop", "submitted_at"]
+from leaderboards.exports import board_csv, board_json, board_latex
+from leaderboards.official import official_result_latest, official_tables
+from leaderboards.selectors import leaderboard_tables
+from recam.metrics import SCORER_VERSION
 
 
 class Command(BaseCommand):
-    help = "Print a phase's leaderboard (one table per test set, as in the task paper's Tables 6-7)."
+    help = (
+        "Print a phase's leaderboard (one table per test set, as in the task paper's Tables 6-7): "
+        "the live board, or with --frozen the latest official snapshot (recam_freeze)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--phase", required=True, choices=PHASE_KINDS)
-        parser.add_argument("--format", choices=["table", "csv", "json"], default="table")
+        parser.add_argument("--format", choices=["table", "csv", "json", "latex"], default="table")
+        parser.add_argument("--frozen", action="store_true", help="the latest frozen official results")
         parser.add_argument("--competition", default=None)
 
-    def handle(self, *args, phase: str, competition: str | None, **options):
-        format_ = options["format"]
+    def handle(self, *args, phase: str, competition: str | None, frozen: bool, **options):
         phase_obj = get_phase(slug=competition, kind=phase)
-        if format_ == "json":
-            self.stdout.write(json.dumps(leaderboard_records(phase=phase_obj), indent=2))
-        elif format_ == "csv":
-            writer = csv.DictWriter(self.stdout, fieldnames=FIELDS, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(leaderboard_records(phase=phase_obj))
+        subtasks = list(phase_obj.test_sets.values_list("subtask", flat=True))
+        meta = {"competition": phase_obj.competition.slug, "phase": phase_obj.kind}
+        if frozen:
+            result = official_result_latest(phase=phase_obj)
+            if result is None:
+                raise CommandError(f"the {phase} phase has no frozen results: run recam_freeze first")
+            tables = official_tables(result=result)
+            meta |= {
+                "frozen_at": result.frozen_at.isoformat(),
+                "counted_policy": result.counted_policy,
+                "scorer_version": result.scorer_version,
+                "gold_sha256": result.gold_sha256,
+            }
         else:
-            self._table(phase_obj)
+            tables = leaderboard_tables(phase=phase_obj, subtasks=subtasks, with_submissions=True)
+            meta |= {"frozen_at": None, "counted_policy": phase_obj.counted_policy, "scorer_version": SCORER_VERSION}
+        format_ = options["format"]
+        if format_ == "json":
+            self.stdout.write(board_json(tables=tables, meta=meta), ending="")
+        elif format_ == "csv":
+            self.stdout.write(board_csv(tables=tables), ending="")
+        elif format_ == "latex":
+            prefix = "Official results" if frozen else "Results"
+            self.stdout.write(board_latex(tables=tables, caption_prefix=prefix), ending="")
+        else:
+            self._table(phase_obj, tables)
 
-    def _table(self, phase) -> None:
-        subtasks = phase.test_sets.values_list("subtask", flat=True)
-        for table in leaderboard_tables(phase=phase, subtasks=subtasks):
+    def _table(self, phase, tables) -> None:
+        for table in tables:
             self.stdout.write(f"\n{table.title} ({phase.title})")
             self.stdout.write(f"{'Rank':>4}  {'Team':<30} {'Acc':>6}  Acc. Cross")
             for row in table.rows:

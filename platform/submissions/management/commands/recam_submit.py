@@ -20,6 +20,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--baseline", action="store_true", help="an organizers' baseline (created if new)"
         )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="organizers: accept outside the phase window and beyond the team's quota",
+        )
         parser.add_argument("--system-name", default="")
         parser.add_argument("--description", default="")
         parser.add_argument("--competition", default=None)
@@ -41,7 +46,7 @@ class Command(BaseCommand):
                 trained_on={1: trained, 2: trained} if trained else None,
                 system_name=options["system_name"],
                 description=options["description"],
-                check_window=False,
+                force=options["force"] or options["baseline"],
             )
         except SubmissionError as exc:
             raise CommandError(f"invalid submission, nothing stored:\n{exc}") from None

@@ -1,0 +1,99 @@
+"""Exports of a board (live or frozen) as CSV, JSON and LaTeX in the layout of the paper's Tables 6 and 7."""
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+
+from leaderboards.selectors import LeaderboardRow, LeaderboardTable
+
+FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/x-latex"}
+EXTENSIONS = {"csv": "csv", "json": "json", "latex": "tex"}
+FIELDS = ["test_subtask", "rank", "team", "baseline", "system_name", "accuracy", "correct", "total"]
+FIELDS += ["accuracy_cross", "correct_cross", "total_cross", "drop", "submitted_at", "submission_sha256"]
+_LATEX_ESCAPES = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
+
+
+def board_records(*, tables: Sequence[LeaderboardTable]) -> list[dict]:
+    return [_record(table.subtask, row) for table in tables for row in table.rows]
+
+
+def _record(subtask: int, row: LeaderboardRow) -> dict:
+    return {
+        "test_subtask": subtask,
+        "rank": row.rank,
+        "team": row.team,
+        "baseline": row.is_baseline,
+        "system_name": row.system_name,
+        "accuracy": row.accuracy,
+        "correct": row.correct,
+        "total": row.total,
+        "accuracy_cross": row.cross_accuracy,
+        "correct_cross": row.cross_correct,
+        "total_cross": row.cross_total,
+        "drop": row.drop,
+        "submitted_at": row.submitted_at.isoformat() if row.submitted_at else None,
+        "submission_sha256": row.submission_sha256,
+    }
+
+
+def board_csv(*, tables: Sequence[LeaderboardTable]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=FIELDS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(board_records(tables=tables))
+    return out.getvalue()
+
+
+def board_json(*, tables: Sequence[LeaderboardTable], meta: dict) -> str:
+    return json.dumps({**meta, "rows": board_records(tables=tables)}, indent=2) + "\n"
+
+
+def latex_escape(text: str) -> str:
+    r"""
+    >>> latex_escape("ReCAM@IITK_2 & co")
+    'ReCAM@IITK\\_2 \\& co'
+    """
+    return "".join(_LATEX_ESCAPES.get(c, c) for c in text)
+
+
+def _points(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def latex_cross(row: LeaderboardRow) -> str:
+    r"""Acc. Cross as the paper prints it: ``91.8 ($\downarrow$3.3)``; ``-`` where absent."""
+    if row.cross_accuracy is None:
+        return "-"
+    if row.drop is None:
+        return _points(row.cross_accuracy)
+    arrow = r"$\downarrow$" if row.drop >= 0 else r"$\uparrow$"
+    return f"{_points(row.cross_accuracy)} ({arrow}{abs(100 * row.drop):.1f})"
+
+
+def board_latex(*, tables: Sequence[LeaderboardTable], caption_prefix: str = "Official results") -> str:
+    """One ``table`` per test set: Rank, Team, Acc, Acc. Cross; baselines on top with rank "-"."""
+    parts = []
+    for table in tables:
+        lines = [
+            r"\begin{table}[t]",
+            r"\centering",
+            r"\begin{tabular}{clcc}",
+            r"\hline",
+            r"Rank & Team & Acc & Acc. Cross \\",
+            r"\hline",
+        ]
+        for row in table.rows:
+            rank = "-" if row.rank is None else str(row.rank)
+            cells = [rank, latex_escape(row.team), _points(row.accuracy), latex_cross(row)]
+            lines.append(" & ".join(cells) + r" \\")
+        lines += [
+            r"\hline",
+            r"\end{tabular}",
+            rf"\caption{{{caption_prefix} of Subtask {table.subtask} and Subtask 3. Acc: trained on the "
+            rf"Subtask {table.subtask} training data; Acc. Cross: trained on the Subtask {table.cross_from} "
+            rf"training data, tested on the Subtask {table.subtask} test set.}}",
+            r"\end{table}",
+        ]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
