@@ -135,13 +135,15 @@ def train(
     click.echo(json.dumps({k: trained.info[k] for k in ("best_epoch", "history", "train_seconds")}, indent=1))
 
 
-def predict_questions(*, model: Path, questions: list[Question], device: str | None = None) -> list[int]:
+def predict_questions(
+    *, model: Path, questions: list[Question], device: str | None = None, last_epoch: bool = False
+) -> list[int]:
     """Option indices from a saved baseline of either kind (reader or encoder)."""
     if (model / "meta.json").is_file():
         from baselines.data import from_question
         from baselines.training import TrainedReader
 
-        reader = TrainedReader.load(model, device=device)
+        reader = TrainedReader.load(model, device=device, last_epoch=last_epoch)
         return reader.predict(examples=[from_question(q) for q in questions])
     from baselines.encoder import predict_encoder
 
@@ -158,14 +160,15 @@ def predict_questions(*, model: Path, questions: list[Question], device: str | N
 )
 @click.option("--device", default=None)
 @click.option("--threads", type=int, default=1)
-def predict(model, input_file, output, device, threads):
+@click.option("--last-epoch", is_flag=True, help="readers: the final epoch's weights, not the selected epoch")
+def predict(model, input_file, output, device, threads, last_epoch):
     """Write the official ``id,label`` file (no header) for every question of --input."""
     _threads(threads)
     from recam.submission import write_predictions
 
     questions = _read((input_file,), labels=False)
     try:
-        labels = predict_questions(model=model, questions=questions, device=device)
+        labels = predict_questions(model=model, questions=questions, device=device, last_epoch=last_epoch)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -269,7 +269,11 @@ class TrainedReader:
         (directory / "meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
 
     @classmethod
-    def load(cls, directory: str | Path, *, vectors=None, device: str | None = None) -> "TrainedReader":
+    def load(
+        cls, directory: str | Path, *, vectors=None, device: str | None = None, last_epoch: bool = False
+    ) -> "TrainedReader":
+        """Load a saved reader; ``last_epoch`` takes the final epoch's weights (checkpoints/last.pt)
+        instead of the epoch selected on the held-out slice."""
         directory = Path(directory)
         meta_path = directory / "meta.json"
         if not meta_path.is_file():
@@ -278,6 +282,11 @@ class TrainedReader:
         if meta.get("kind") != "reader" or meta.get("format_version") != FORMAT_VERSION:
             raise ValueError(f"{meta_path}: not a {FORMAT_VERSION} reader (kind {meta.get('kind')!r})")
         state = torch.load(directory / "model.pt", map_location="cpu", weights_only=True)
+        if last_epoch:
+            last = directory / "checkpoints" / "last.pt"
+            if not last.is_file():
+                raise ValueError(f"{last}: no last-epoch checkpoint")
+            state = torch.load(last, map_location="cpu", weights_only=False)["model"]
         config = ReaderConfig(**meta["config"])
         module = _new_module(
             config,

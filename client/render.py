@@ -53,6 +53,8 @@ def submission(sub: dict) -> str:
         )
     if sub.get("validity"):
         lines.append(sub["validity"])
+    if sub.get("counted"):
+        lines.append(sub["counted"])
     if sub.get("results_hidden"):
         lines.append("scores are hidden until the organizers publish the results")
     scores = sub.get("scores") or []

@@ -7,6 +7,7 @@ from rest_framework.views import exception_handler
 
 from competitions.errors import ApplicationError
 from recam.submission import SubmissionError
+from submissions.quotas import QuotaExceeded
 
 
 def problems_json(error: SubmissionError) -> list[dict]:
@@ -30,6 +31,8 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
             "problems": problems_json(exc),
         }
         return Response(body, status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, QuotaExceeded):
+        return Response({"detail": exc.message}, status=status.HTTP_429_TOO_MANY_REQUESTS)
     if isinstance(exc, ApplicationError):
         return Response({"detail": exc.message}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, DjangoValidationError):

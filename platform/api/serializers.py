@@ -72,6 +72,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
     results_hidden = serializers.SerializerMethodField()
     validity = serializers.SerializerMethodField()
     best_accuracy = serializers.SerializerMethodField()
+    counted = serializers.SerializerMethodField()
 
     class Meta:
         model = Submission
@@ -97,6 +98,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "results_hidden",
             "scores",
             "best_accuracy",
+            "counted",
         )
 
     def _hidden(self, sub: Submission) -> bool:
@@ -112,6 +114,16 @@ class SubmissionSerializer(serializers.ModelSerializer):
         if self._hidden(sub):
             return None
         return max((s.accuracy for s in sub.scores.all()), default=None)
+
+    def get_counted(self, sub: Submission) -> str:
+        """ "this is your counted submission" (or how the phase counts); never reveals a hidden ranking."""
+        from submissions.selectors import counted_note, counted_submission_ids
+
+        memo = self.context.setdefault("_counted", {})
+        key = (sub.phase_id, sub.team_id)
+        if key not in memo:
+            memo[key] = counted_submission_ids(phase=sub.phase, team=sub.team)
+        return counted_note(submission=sub, counted_ids=memo[key], hidden=self._hidden(sub))
 
     def get_validity(self, sub: Submission) -> str:
         """What a team may always know: its file was valid, and which ids it covered."""
@@ -174,3 +186,16 @@ class TokenSerializer(serializers.Serializer):
 class TokenRequestSerializer(serializers.Serializer):
     username = serializers.CharField()
     password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+
+
+class QuotaSerializer(serializers.Serializer):
+    phase = serializers.CharField()
+    open = serializers.BooleanField(help_text="the phase accepts uploads now")
+    left = serializers.IntegerField(allow_null=True, help_text="uploads accepted now; null = unlimited")
+    daily_limit = serializers.IntegerField(allow_null=True)
+    daily_used = serializers.IntegerField()
+    daily_left = serializers.IntegerField(allow_null=True)
+    total_limit = serializers.IntegerField(allow_null=True)
+    total_used = serializers.IntegerField()
+    total_left = serializers.IntegerField(allow_null=True)
+    resets_at = serializers.DateTimeField(help_text="next 00:00 UTC, when the daily quota resets")

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.http import Http404
+from django.utils import timezone
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from drf_spectacular.views import SpectacularAPIView
@@ -21,8 +22,9 @@ from api.selectors import is_organizer, leaderboard_tables_json, phase_for_api, 
 from api.services import token_get_or_create
 from competitions.errors import ApplicationError
 from recam.metrics import SCORER_VERSION
+from submissions.quotas import quota_status
 from submissions.selectors import submission_get_for_user
-from submissions.services import submission_create
+from submissions.services import submission_create, submission_select
 from teams.selectors import team_for_user
 
 
@@ -141,6 +143,41 @@ class LeaderboardView(ApiView):
             "tables": tables,
         }
         return Response(body)  # shaped as s.LeaderboardSerializer documents; tables come from the cache
+
+
+class PhaseQuotaView(ApiView):
+    @documented(
+        operation_id="quota_retrieve",
+        parameters=[COMPETITION],
+        responses={200: s.QuotaSerializer, 404: s.ErrorSerializer},
+        description="What your team has left in the phase now (per UTC day and in total) and when the day resets.",
+    )
+    def get(self, request, phase: str) -> Response:
+        phase_obj = phase_for_api(kind=phase, competition=request.query_params.get("competition"))
+        team = team_for_user(competition=phase_obj.competition, user=request.user)
+        if team is None:
+            raise ApplicationError(
+                "you are not in a team in this competition: create or join one on the site first"
+            )
+        now = timezone.now()
+        status_ = quota_status(team=team, phase=phase_obj, at=now)
+        body = {"phase": phase_obj.kind, "open": phase_obj.is_open(at=now), **status_.as_dict()}
+        return Response(body)
+
+
+class SubmissionSelectView(ApiView):
+    @documented(
+        operation_id="submission_select",
+        request=None,
+        responses={200: s.SubmissionSerializer, 400: s.ErrorSerializer, 404: s.ErrorSerializer},
+        description="Make this submission your team's counted one (phases whose policy is 'selected').",
+    )
+    def post(self, request, pk: int) -> Response:
+        submission = submission_get_for_user(user=request.user, submission_id=pk)
+        if submission is None or not submission.team.memberships.filter(user=request.user).exists():
+            raise Http404("no such submission among your team's")
+        submission_select(submission=submission)
+        return Response(s.SubmissionSerializer(submission, context=_context(request)).data)
 
 
 class TokenView(ApiView):

@@ -48,9 +48,12 @@ def competition_load_recam(*, data_dir: Path, slug: str | None = None) -> LoadRe
     report.messages.append(f"{'created' if created else 'kept'} competition {slug}")
     parsed: dict[Path, list[Question]] = {}  # evaluation and post-evaluation share the test files
     for kind, title, order, pattern in RECAM_PHASES:
-        phase, _ = Phase.objects.get_or_create(
-            competition=competition, kind=kind, defaults={"title": title, "order": order}
-        )
+        defaults = {"title": title, "order": order}
+        if (
+            kind == Phase.Kind.EVALUATION
+        ):  # a SemEval evaluation week: hidden scores, the team's choice counts
+            defaults |= {"results_hidden": True, "counted_policy": Phase.CountedPolicy.SELECTED}
+        phase, _ = Phase.objects.get_or_create(competition=competition, kind=kind, defaults=defaults)
         for subtask in (1, 2):
             relative = pattern.format(n=subtask)
             path = Path(data_dir) / relative

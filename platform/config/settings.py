@@ -44,6 +44,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.middleware.DatabaseUnavailableMiddleware",  # a lost database: a 503, not a traceback
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -11,7 +11,11 @@ FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/
 EXTENSIONS = {"csv": "csv", "json": "json", "latex": "tex"}
 FIELDS = ["test_subtask", "rank", "team", "baseline", "system_name", "accuracy", "correct", "total"]
 FIELDS += ["accuracy_cross", "correct_cross", "total_cross", "drop", "submitted_at", "submission_sha256"]
-_LATEX_ESCAPES = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
+_LATEX_ESCAPES = {c: "\\" + c for c in "&%$#_{}"} | {
+    "~": r"\textasciitilde{}",
+    "^": r"\^{}",
+    "\\": r"\textbackslash{}",
+}
 
 
 def board_records(*, tables: Sequence[LeaderboardTable]) -> list[dict]:

@@ -70,7 +70,9 @@ def official_result_freeze(*, phase: Phase, frozen_by: str = "") -> OfficialResu
     return result
 
 
-def _frozen_row(result: OfficialResult, subtask: int, position: int, row: LeaderboardRow) -> OfficialResultRow:
+def _frozen_row(
+    result: OfficialResult, subtask: int, position: int, row: LeaderboardRow
+) -> OfficialResultRow:
     return OfficialResultRow(
         result=result,
         test_subtask=subtask,

@@ -116,7 +116,9 @@ class TeamPhaseQuota(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = (models.UniqueConstraint(fields=["team", "phase"], name="one_quota_row_per_team_phase"),)
+        constraints = (
+            models.UniqueConstraint(fields=["team", "phase"], name="one_quota_row_per_team_phase"),
+        )
 
     def __str__(self) -> str:
         return f"quota {self.team} / {self.phase}"

@@ -78,10 +78,19 @@ def quota_status(*, team: Team, phase: Phase, at: dt.datetime) -> QuotaStatus:
     )
 
 
+def quota_row_ensure(*, team: Team, phase: Phase) -> None:
+    """Create the lock row if missing; call OUTSIDE the upload's transaction (its own, race-safe)."""
+    TeamPhaseQuota.objects.get_or_create(team=team, phase=phase)
+
+
 def quota_lock(*, team: Team, phase: Phase) -> None:
-    """Take the team's per-phase lock; call first inside ``transaction.atomic()``; held until commit."""
-    TeamPhaseQuota.objects.get_or_create(team=team, phase=phase)  # its own transaction, race-safe
-    TeamPhaseQuota.objects.filter(team=team, phase=phase).update(reservations=F("reservations") + 1)
+    """Take the team's per-phase lock: the FIRST statement inside ``transaction.atomic()``; held until commit.
+
+    A write first matters on SQLite: a transaction that read first cannot wait for the write lock.
+    """
+    updated = TeamPhaseQuota.objects.filter(team=team, phase=phase).update(reservations=F("reservations") + 1)
+    if updated != 1:
+        raise RuntimeError("quota_row_ensure must run before quota_lock")
 
 
 def quota_reserve(*, team: Team, phase: Phase, at: dt.datetime) -> QuotaStatus:

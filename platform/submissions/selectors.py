@@ -29,8 +29,8 @@ def submission_get_for_user(*, user: AbstractBaseUser, submission_id: int) -> Su
     return queryset.filter(pk=submission_id).first()
 
 
-def submission_status(*, submission: Submission) -> dict:
-    """The small JSON the submission page polls."""
+def submission_status(*, submission: Submission, hidden: bool = False) -> dict:
+    """The small JSON the submission page polls; no scores while the phase hides them (``hidden``)."""
     return {
         "id": submission.pk,
         "status": submission.status,
@@ -52,8 +52,10 @@ def submission_status(*, submission: Submission) -> dict:
                 "scorer_version": s.scorer_version,
                 "gold_sha256": s.gold_sha256,
             }
-            for s in submission.scores.all()
+            for s in ([] if hidden else submission.scores.all())
         ],
+        "results_hidden": hidden,
+        "validity": submission_validity(submission=submission) if submission.status != "received" else "",
     }
 
 
@@ -82,9 +84,40 @@ def counted_submission_ids(*, phase, team: Team) -> set[int]:
         submission__status=Submission.Status.FAILED
     )
     candidates = [
-        Candidate(submission_id=sid, slot=(subtask, subtask != trained), received_at=received, selected_at=sel)
+        Candidate(
+            submission_id=sid, slot=(subtask, subtask != trained), received_at=received, selected_at=sel
+        )
         for sid, subtask, trained, received, sel in files.values_list(
             "submission_id", "subtask", "trained_on", "submission__received_at", "submission__selected_at"
         )
     ]
-    return {c.submission_id for c in counted_per_slot(policy=phase.counted_policy, candidates=candidates).values()}
+    return {
+        c.submission_id for c in counted_per_slot(policy=phase.counted_policy, candidates=candidates).values()
+    }
+
+
+def results_hidden_for(*, phase, user: AbstractBaseUser) -> bool:
+    """Scores of a hidden phase are shown to organizers only, until the phase is published."""
+    return bool(phase.results_hidden and not (user.is_authenticated and user.is_staff))
+
+
+def submission_validity(*, submission: Submission) -> str:
+    """What a team always sees: "subtask1.csv: 2,025 of 2,025 ids; sha256 ...". Empty if it failed."""
+    if submission.status == Submission.Status.FAILED:
+        return ""
+    expected = {ts.subtask: ts.num_questions for ts in submission.phase.test_sets.all()}
+    files = "; ".join(
+        f"{f.name}: {f.num_predictions:,} of {expected.get(f.subtask, f.num_predictions):,} ids"
+        for f in submission.files.all()
+    )
+    return f"valid: {files}; sha256 {submission.sha256}"
+
+
+def counted_note(*, submission: Submission, counted_ids: set[int], hidden: bool) -> str:
+    """The sentence about counting shown next to a submission (never reveals a hidden ranking)."""
+    phase = submission.phase
+    if phase.counted_policy == "best" and hidden:
+        return "your best-scoring submission counts (results are hidden)"
+    if submission.pk in counted_ids:
+        return "this is your counted submission"
+    return ""

@@ -18,8 +18,8 @@ from leaderboards.services import leaderboard_refresh
 from recam.metrics import SCORER_VERSION, Score, score_predictions
 from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
 from submissions.models import Score as ScoreRow
-from submissions.models import Submission, SubmissionFile, TeamPhaseQuota
-from submissions.quotas import quota_lock, quota_reserve
+from submissions.models import Submission, SubmissionFile
+from submissions.quotas import quota_lock, quota_reserve, quota_row_ensure
 from teams.models import Team
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,9 @@ def submission_create(
     )
     if not force:
         quota_reserve(team=team, phase=phase, at=now)  # early refusal; decided again under the lock
-        TeamPhaseQuota.objects.get_or_create(team=team, phase=phase)  # outside: the lock must come first
+        quota_row_ensure(
+            team=team, phase=phase
+        )  # outside: the lock must be the transaction's first statement
     submission.file.save(filename.replace("/", "_")[-80:], ContentFile(data), save=False)
     try:
         with transaction.atomic():
@@ -121,13 +123,13 @@ def submission_create(
 def _check_window(*, phase: Phase, at: dt.datetime) -> None:
     if at < phase.starts_at:
         raise ApplicationError(
-            f"the {phase.title} phase opens at {phase.starts_at:%Y-%m-%d %H:%M} UTC; "
-            f"it is {at:%Y-%m-%d %H:%M:%S} UTC"
+            f"the {phase.title} phase is not open for submissions: it opens at "
+            f"{phase.starts_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
         )
     if phase.ends_at is not None and at >= phase.ends_at:
         raise ApplicationError(
-            f"the {phase.title} phase closed at {phase.ends_at:%Y-%m-%d %H:%M} UTC; "
-            f"it is {at:%Y-%m-%d %H:%M:%S} UTC"
+            f"the {phase.title} phase is not open for submissions: it closed at "
+            f"{phase.ends_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
         )
 
 

@@ -5,53 +5,81 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competitions', '0001_initial'),
-        ('leaderboards', '0001_initial'),
+        ("competitions", "0001_initial"),
+        ("leaderboards", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='OfficialResult',
+            name="OfficialResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('frozen_at', models.DateTimeField()),
-                ('counted_policy', models.CharField(max_length=10)),
-                ('scorer_version', models.CharField(max_length=40)),
-                ('gold_sha256', models.JSONField(default=dict)),
-                ('frozen_by', models.CharField(blank=True, max_length=150)),
-                ('phase', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='official_results', to='competitions.phase')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("frozen_at", models.DateTimeField()),
+                ("counted_policy", models.CharField(max_length=10)),
+                ("scorer_version", models.CharField(max_length=40)),
+                ("gold_sha256", models.JSONField(default=dict)),
+                ("frozen_by", models.CharField(blank=True, max_length=150)),
+                (
+                    "phase",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="official_results",
+                        to="competitions.phase",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('-frozen_at', '-id'),
-                'get_latest_by': ('frozen_at', 'id'),
+                "ordering": ("-frozen_at", "-id"),
+                "get_latest_by": ("frozen_at", "id"),
             },
         ),
         migrations.CreateModel(
-            name='OfficialResultRow',
+            name="OfficialResultRow",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('test_subtask', models.PositiveSmallIntegerField(choices=[(1, 'Subtask 1: Imperceptibility'), (2, 'Subtask 2: Nonspecificity')])),
-                ('position', models.PositiveIntegerField(help_text='order within the table')),
-                ('rank', models.PositiveIntegerField(blank=True, null=True)),
-                ('team_name', models.CharField(max_length=60)),
-                ('is_baseline', models.BooleanField(default=False)),
-                ('system_name', models.CharField(blank=True, max_length=100)),
-                ('submission_id_frozen', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('submission_sha256', models.CharField(blank=True, max_length=64)),
-                ('accuracy', models.FloatField(blank=True, null=True)),
-                ('correct', models.PositiveIntegerField(blank=True, null=True)),
-                ('total', models.PositiveIntegerField(blank=True, null=True)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('cross_submission_id_frozen', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('cross_accuracy', models.FloatField(blank=True, null=True)),
-                ('cross_correct', models.PositiveIntegerField(blank=True, null=True)),
-                ('cross_total', models.PositiveIntegerField(blank=True, null=True)),
-                ('result', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rows', to='leaderboards.officialresult')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "test_subtask",
+                    models.PositiveSmallIntegerField(
+                        choices=[(1, "Subtask 1: Imperceptibility"), (2, "Subtask 2: Nonspecificity")]
+                    ),
+                ),
+                ("position", models.PositiveIntegerField(help_text="order within the table")),
+                ("rank", models.PositiveIntegerField(blank=True, null=True)),
+                ("team_name", models.CharField(max_length=60)),
+                ("is_baseline", models.BooleanField(default=False)),
+                ("system_name", models.CharField(blank=True, max_length=100)),
+                ("submission_id_frozen", models.PositiveBigIntegerField(blank=True, null=True)),
+                ("submission_sha256", models.CharField(blank=True, max_length=64)),
+                ("accuracy", models.FloatField(blank=True, null=True)),
+                ("correct", models.PositiveIntegerField(blank=True, null=True)),
+                ("total", models.PositiveIntegerField(blank=True, null=True)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("cross_submission_id_frozen", models.PositiveBigIntegerField(blank=True, null=True)),
+                ("cross_accuracy", models.FloatField(blank=True, null=True)),
+                ("cross_correct", models.PositiveIntegerField(blank=True, null=True)),
+                ("cross_total", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "result",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rows",
+                        to="leaderboards.officialresult",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('result', 'test_subtask', 'position'),
+                "ordering": ("result", "test_subtask", "position"),
             },
         ),
     ]

@@ -5,30 +5,49 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competitions', '0001_initial'),
-        ('submissions', '0001_initial'),
-        ('teams', '0001_initial'),
+        ("competitions", "0001_initial"),
+        ("submissions", "0001_initial"),
+        ("teams", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='submission',
-            name='selected_at',
+            model_name="submission",
+            name="selected_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name='TeamPhaseQuota',
+            name="TeamPhaseQuota",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reservations', models.PositiveIntegerField(default=0, help_text='uploads that took the lock')),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('phase', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='competitions.phase')),
-                ('team', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='teams.team')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "reservations",
+                    models.PositiveIntegerField(default=0, help_text="uploads that took the lock"),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "phase",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="competitions.phase"
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="teams.team"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('team', 'phase'), name='one_quota_row_per_team_phase')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("team", "phase"), name="one_quota_row_per_team_phase")
+                ],
             },
         ),
     ]

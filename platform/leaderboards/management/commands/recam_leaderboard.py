@@ -36,7 +36,11 @@ class Command(BaseCommand):
             }
         else:
             tables = leaderboard_tables(phase=phase_obj, subtasks=subtasks, with_submissions=True)
-            meta |= {"frozen_at": None, "counted_policy": phase_obj.counted_policy, "scorer_version": SCORER_VERSION}
+            meta |= {
+                "frozen_at": None,
+                "counted_policy": phase_obj.counted_policy,
+                "scorer_version": SCORER_VERSION,
+            }
         format_ = options["format"]
         if format_ == "json":
             self.stdout.write(board_json(tables=tables, meta=meta), ending="")
