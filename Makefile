@@ -6,6 +6,7 @@ export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 HOST ?= 127.0.0.1
 PORT ?= 8000
+QUEUES ?= scoring,cpu,gpu,celery
 # The database the second test pass uses; every Django test runs on SQLite and on this PostgreSQL.
 TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test
 # Tests that touch the database (they run on both backends).
@@ -20,9 +21,9 @@ run: setup
 	@bash scripts/ensure_redis.sh
 	@bash scripts/run.sh
 
-worker: setup
+worker: setup  # one more worker; on a GPU machine: make worker QUEUES=gpu
 	@bash scripts/ensure_redis.sh
-	$(PYTHON) -m celery -A tasks.app worker -l info -Q scoring,cpu,celery
+	$(PYTHON) -m celery -A tasks.app worker -l info -Q $(QUEUES)
 
 test: setup lint
 	@bash scripts/ensure_redis.sh

@@ -36,6 +36,15 @@ def _recreate_postgres(url: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
+def _persistent(url: str, seconds: int = 60) -> str:
+    """The database URL with persistent connections (CONN_MAX_AGE), as docs/operations.md advises for
+    production: without them every request and every task opens a new PostgreSQL connection (a forked
+    backend), which on a 2-core machine costs more than the scoring itself."""
+    if not url.startswith("postgres") or "conn_max_age" in url:
+        return url
+    return f"{url}{'&' if '?' in url else '?'}conn_max_age={seconds}"
+
+
 def _teams(count: int) -> list[str]:
     """Create ``count`` users, each in its own team; return their API tokens."""
     from django.contrib.auth import get_user_model
@@ -135,7 +144,7 @@ def run_upload(
     queue = f"bench-scoring-{os.getpid()}"  # no other worker on this Redis takes these tasks
     env = {
         **os.environ,
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": _persistent(database_url),
         "DEBUG": "False",
         "ALLOWED_HOSTS": "127.0.0.1",
         "CELERY_SCORING_QUEUE": queue,

@@ -137,8 +137,7 @@ class PairState:
 def score_tokens(state: PairState, indices: list[int], settings: Settings, res: Resources) -> None:
     tokens = state.summary.tokens
     if settings.subtask == 1:
-        lemmas = [tokens[i].lemma.lower() for i in indices]
-        values = res.imperceptibility.score(lemmas)
+        values = res.imperceptibility.score([tokens[i].lemma.lower() for i in indices])
         missing = [i for i, v in zip(indices, values, strict=True) if v is None]
         fallback = dict(
             zip(missing, res.imperceptibility.score([tokens[i].lower for i in missing]), strict=True)

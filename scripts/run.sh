@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make run`: migrate, load the ReCAM competition, make sure an organizer exists, then serve the site
-# on $HOST:$PORT with a real Celery worker beside it. Ctrl-C stops both.
+# on $HOST:$PORT with a real Celery worker beside it (it also serves the gpu queue: model jobs run on the
+# CPU when no GPU worker is attached). Ctrl-C stops both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -17,7 +18,7 @@ else
 fi
 $PYTHON manage.py recam_organizer
 $PYTHON manage.py collectstatic --noinput -v 0
-$PYTHON -m celery -A tasks.app worker -l info -Q "${CELERY_SCORING_QUEUE:-scoring},${CELERY_CPU_QUEUE:-cpu},celery" --concurrency 2 \
+$PYTHON -m celery -A tasks.app worker -l info -Q "${CELERY_SCORING_QUEUE:-scoring},${CELERY_CPU_QUEUE:-cpu},${CELERY_GPU_QUEUE:-gpu},celery" --concurrency 2 \
   --logfile var/log/worker.log --pidfile var/worker.pid &
 worker=$!
 $PYTHON -m celery -A tasks.app beat -l info --schedule var/celerybeat-schedule \

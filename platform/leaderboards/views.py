@@ -2,14 +2,15 @@
 
 import hashlib
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db import connection
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from competitions.models import Phase
+from competitions.models import Competition, Phase
 from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex
 from leaderboards.models import LeaderboardEntry, OfficialResult
 from leaderboards.official import official_tables
@@ -20,40 +21,14 @@ CACHE_SECONDS = 3600  # the key changes with every row written, so this only bou
 
 
 def _phase(slug: str, kind: str) -> Phase:
-    """The phase and, in the same query, the version of its board (entry count, last write, last freeze)."""
-    entries = LeaderboardEntry.objects.filter(phase=OuterRef("pk")).order_by().values("phase")
-    frozen = OfficialResult.objects.filter(phase=OuterRef("pk")).order_by("-frozen_at", "-id")
-    phase = (
-        Phase.objects.filter(competition__slug=slug, kind=kind)
-        .select_related("competition")
-        .annotate(
-            board_rows=Subquery(entries.annotate(n=Count("id")).values("n")),
-            board_written=Subquery(entries.annotate(at=Max("updated_at")).values("at")),
-            frozen_id=Subquery(frozen.values("id")[:1]),
-            frozen_at=Subquery(frozen.values("frozen_at")[:1]),
-        )
-        .first()
-    )
+    phase = Phase.objects.filter(competition__slug=slug, kind=kind).select_related("competition").first()
     if phase is None:
         raise Http404("no such phase")
     return phase
 
 
-def _version(phase: Phase) -> str:
-    """Changes whenever the shown board can: a row written or removed, a freeze, publishing, a new policy."""
-    parts = [phase.competition_id, phase.pk, phase.kind, phase.title, phase.counted_policy]
-    if phase.results_hidden:
-        parts.append("hidden")
-    elif phase.frozen_id is not None:
-        parts += ["frozen", phase.frozen_id, phase.frozen_at.isoformat()]
-    else:
-        written = phase.board_written.isoformat() if phase.board_written else "-"
-        parts += ["live", phase.board_rows or 0, written]
-    return hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()[:32]
-
-
 def _frozen(phase: Phase) -> OfficialResult | None:
-    return None if phase.frozen_id is None else OfficialResult.objects.get(pk=phase.frozen_id)
+    return OfficialResult.objects.filter(phase=phase).order_by("-frozen_at", "-id").first()
 
 
 def _tables(phase: Phase, frozen: OfficialResult | None):
@@ -62,26 +37,69 @@ def _tables(phase: Phase, frozen: OfficialResult | None):
     return leaderboard_tables(phase=phase, subtasks=[ts.subtask for ts in phase.test_sets.all()])
 
 
+def _version_sql() -> str:
+    phase, competition = Phase._meta.db_table, Competition._meta.db_table
+    entry, frozen = LeaderboardEntry._meta.db_table, OfficialResult._meta.db_table
+    # Hand-written: compiling the equivalent ORM query with its subqueries costs more than running it.
+    return f"""
+        SELECT p.id, p.competition_id, p.title, p.counted_policy, p.results_hidden,
+          (SELECT COUNT(*) FROM {entry} e WHERE e.phase_id = p.id),
+          (SELECT MAX(e.updated_at) FROM {entry} e WHERE e.phase_id = p.id),
+          (SELECT COUNT(*) FROM {frozen} o WHERE o.phase_id = p.id),
+          (SELECT MAX(o.frozen_at) FROM {frozen} o WHERE o.phase_id = p.id)
+        FROM {phase} p JOIN {competition} c ON c.id = p.competition_id
+        WHERE c.slug = %s AND p.kind = %s"""
+
+
+def _version(slug: str, kind: str) -> tuple[int, int, str]:
+    """(phase id, number of frozen results, a version that changes whenever the shown board can), in one indexed query.
+
+    Changes with: a row written or removed, a freeze, publishing or hiding, a new policy or title.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_version_sql(), [slug, kind])
+        found = cursor.fetchone()
+    if found is None:
+        raise Http404("no such phase")
+    phase_id, competition_id, title, policy, hidden, rows, written, frozen_n, frozen_at = found
+    parts = [competition_id, phase_id, slug, kind, title, policy]
+    if hidden:
+        parts.append("hidden")
+    elif frozen_n:
+        parts += ["frozen", frozen_n, frozen_at]
+    else:
+        parts += ["live", rows, written]
+    return phase_id, frozen_n, hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()[:32]
+
+
 def leaderboard(request, slug: str, phase: str):
-    phase_obj = _phase(slug, phase)
-    key = f"leaderboard-page:{_version(phase_obj)}"
-    body = cache.get(key)
-    if body is None:  # a miss renders the tables once; every later request until a change is a hit
-        frozen = None if phase_obj.results_hidden else _frozen(phase_obj)
-        phases = Phase.objects.filter(competition=phase_obj.competition).values_list("kind", "title")
+    phase_id, frozen_n, version = _version(slug, phase)
+    key = f"leaderboard-page:{version}"
+    # A visitor without a session or pending messages gets the same bytes as every other such visitor.
+    anonymous = not ({settings.SESSION_COOKIE_NAME, "messages"} & request.COOKIES.keys())
+    if anonymous and (page := cache.get(f"{key}:anonymous")) is not None:
+        return HttpResponse(page)
+    cached = cache.get(key)
+    if cached is None:  # a miss renders the tables once; every later request until a change is a hit
+        phases = list(Phase.objects.filter(competition__slug=slug).select_related("competition"))
+        phase_obj = next(p for p in phases if p.pk == phase_id)
+        frozen = _frozen(phase_obj) if frozen_n and not phase_obj.results_hidden else None
         context = {
             "competition": phase_obj.competition,
             "phase": phase_obj,
-            "phases": list(phases),
+            "phases": [(p.kind, p.title) for p in phases],
             "hidden": phase_obj.results_hidden,
             "frozen": frozen,
             "tables": [] if phase_obj.results_hidden else _tables(phase_obj, frozen),
             "formats": list(FORMATS),
         }
         body = render_to_string("leaderboards/_board.html", context)
-        cache.set(key, body, CACHE_SECONDS)
-    context = {"competition": phase_obj.competition, "phase": phase_obj, "board": body}
-    return render(request, "leaderboards/leaderboard.html", context)
+        cached = {"board": body, "competition": {"slug": slug}, "phase": {"title": phase_obj.title}}
+        cache.set(key, cached, CACHE_SECONDS)
+    response = render(request, "leaderboards/leaderboard.html", cached)
+    if anonymous and not request.user.is_authenticated:
+        cache.set(f"{key}:anonymous", response.content, CACHE_SECONDS)
+    return response
 
 
 def leaderboard_export(request, slug: str, phase: str, fmt: str):
