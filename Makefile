@@ -44,6 +44,10 @@ format:
 	$(PYTHON) -m ruff format .
 	$(PYTHON) -m ruff check --fix .
 
+baselines: setup  # trains every baseline, writes var/baselines/report.md, enters them on the practice board
+	@bash scripts/ensure_redis.sh
+	@bash scripts/baselines.sh
+
 bench: setup
 	@bash scripts/ensure_redis.sh
 	$(PYTHON) -m bench

@@ -48,7 +48,7 @@ if [ "${BASELINES_SUBMIT:-1}" = 1 ]; then
   for run_dir in "$OUT"/predictions/*-st[12]; do
     run=$(basename "$run_dir"); reader=${run%-st?}; n=${run##*-st}
     $PYTHON -m baselines bundle --subtask1 "$run_dir/subtask1.csv" --subtask2 "$run_dir/subtask2.csv" --output "$run_dir/submission.zip"
-    $PYTHON manage.py recam_submit --team "${NAME[$reader]} (trained on ST$n)" --phase practice --baseline \
+    $PYTHON manage.py recam_submit --team "${NAME[$reader]}" --phase practice --baseline \
       --trained-on "$n" --system-name "$run" --description "baseline $run, trained on the Subtask $n trial set" \
       "$run_dir/submission.zip"
   done

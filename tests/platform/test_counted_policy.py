@@ -62,3 +62,23 @@ def test_selection_is_refused_where_the_phase_does_not_allow_it(db, django_captu
     submission = submit(django_capture_on_commit_callbacks, phase, team, N)
     with pytest.raises(ApplicationError, match="nothing to choose"):
         submission_select(submission=submission)
+
+
+def test_a_policy_change_rewrites_the_board(db, django_capture_on_commit_callbacks):
+    from leaderboards.official import leaderboard_refresh_phase
+
+    phase = make_phase(counted_policy="best")
+    team = TeamFactory(competition=phase.competition)
+    submit(django_capture_on_commit_callbacks, phase, team, 8)
+    submit(django_capture_on_commit_callbacks, phase, team, 3)
+    phase.counted_policy = "last"
+    phase.save()
+    assert leaderboard_refresh_phase(phase=phase) == 1
+    assert LeaderboardEntry.objects.get(phase=phase, team=team, test_subtask=1).correct == 3
+
+
+def test_the_evaluation_phase_hides_results_and_lets_teams_choose(competition):
+    evaluation = competition.phases.get(kind="evaluation")
+    practice = competition.phases.get(kind="practice")
+    assert (evaluation.results_hidden, evaluation.counted_policy) == (True, "selected")
+    assert (practice.results_hidden, practice.counted_policy) == (False, "best")

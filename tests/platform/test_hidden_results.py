@@ -61,3 +61,18 @@ def test_leaderboard_says_hidden_until_published(hidden, client):
     page = client.get(url).content.decode()
     assert "70.00" in page
     assert "are hidden" not in page
+
+
+def test_admin_action_publishes_and_organizers_always_see_scores(hidden, client):
+    from competitions.models import Phase
+
+    phase, submission = hidden
+    organizer = UserFactory(is_staff=True, is_superuser=True)
+    client.force_login(organizer)
+    assert client.get(reverse("submission_status", args=[submission.pk])).json()["scores"] != []
+    response = client.post(
+        reverse("admin:competitions_phase_changelist"),
+        {"action": "publish_results", "_selected_action": [phase.pk]},
+    )
+    assert response.status_code == 302
+    assert Phase.objects.get(pk=phase.pk).results_hidden is False
