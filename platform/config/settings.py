@@ -76,6 +76,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 else:
     DATABASES["default"]["TEST"] = {"NAME": _test_db or f"test_recam_{os.getpid()}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Rate limits and the leaderboard page cache live here. The default is per process; in production use
+# one shared cache, e.g. CACHE_URL=rediscache://127.0.0.1:6379/1, so limits hold across server processes.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
