@@ -7,6 +7,13 @@ summary share one fixed embedding table (``word_vectors``). A candidate's embedd
 pretrained vector plus a learnt offset (zero-initialised), i.e. a learnt embedding initialised from the
 vectors; a word first met at prediction time keeps its pretrained vector. The gloss reader's glosses
 have their own embeddings, built the same way. Padding is masked in every softmax.
+
+``center_query`` (off by default here; on for the participant baselines, see docs/baselines.md) removes
+the context-independent part of the scoring query: ``r_t = (W v - mu)^T a_t`` with ``mu`` the mean of
+``W v`` (the batch mean in training, a running mean at prediction time). Without it, the mean query
+``mu`` gives every candidate word a fixed score ``mu^T a_t``, a learnt prior over answer words; trained
+on the small trial sets that prior is most of the query and, on data whose distractors are the readers'
+most frequent predictions (task paper §3.5), it points at the distractors.
 """
 
 from dataclasses import dataclass
@@ -70,13 +77,41 @@ class BiGRU(nn.Module):
         return states * mask.unsqueeze(-1)  # zeros on padding
 
 
+class QueryCentering(nn.Module):
+    """Subtract the mean query: the batch mean in training (tracked as a running mean), else the running mean.
+
+    Like BatchNorm's centring without its scaling, so the scale of the scores stays learnt.
+    """
+
+    def __init__(self, size: int, momentum: float = 0.1) -> None:
+        super().__init__()
+        self.momentum = momentum
+        self.register_buffer("running_mean", torch.zeros(size))  # Shape: (size,)
+
+    def forward(self, query: torch.Tensor) -> torch.Tensor:
+        if self.training and query.size(0) > 1:
+            mean = query.mean(dim=0)  # Shape: (size,)
+            with torch.no_grad():
+                self.running_mean.lerp_(mean.detach(), self.momentum)
+        else:
+            mean = self.running_mean
+        return query - mean  # Shape: (batch, size)
+
+
 class ReaderBase(nn.Module):
     """Shared parts: fixed word table, learnt placeholder vector, candidate embeddings."""
 
     def __init__(
-        self, *, word_vectors: torch.Tensor, candidate_vectors: torch.Tensor, hidden: int, dropout: float
+        self,
+        *,
+        word_vectors: torch.Tensor,
+        candidate_vectors: torch.Tensor,
+        hidden: int,
+        dropout: float,
+        center_query: bool = False,
     ) -> None:
         super().__init__()
+        self.center_query = center_query
         self.dim = int(word_vectors.size(1))
         self.hidden = hidden
         self.register_buffer("word_vectors", word_vectors.float())  # Shape: (vocab, dim), fixed
@@ -84,6 +119,7 @@ class ReaderBase(nn.Module):
         self.register_buffer("candidate_vectors", candidate_vectors.float())  # Shape: (num_cands, dim)
         self.candidate_offsets = nn.Parameter(torch.zeros_like(candidate_vectors).float())
         self.dropout = nn.Dropout(dropout)
+        self.query_center = QueryCentering(self.dim) if center_query else nn.Identity()
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         vectors = nn.functional.embedding(ids, self.word_vectors)  # Shape: (batch, len, dim)
@@ -163,7 +199,7 @@ class GatedAttentionReader(ReaderBase):
         p = self.attention(h_q, doc_states, batch.passage_mask)  # Shape: (batch, 2h)
         v = self.dropout(torch.cat([h_q, p], dim=-1))  # Shape: (batch, 4h)
         cands = self.candidate_embeddings(batch.candidates)  # Shape: (num_cands, dim)
-        scores = self.output(v) @ cands.T  # Shape: (batch, num_cands)
+        scores = self.query_center(self.output(v)) @ cands.T  # Shape: (batch, num_cands)
         return self.gather_choices(scores, batch)  # Shape: (batch, num_choices)
 
 
@@ -188,7 +224,7 @@ class AttentiveReader(ReaderBase):
     def forward(self, batch: ReaderBatch) -> torch.Tensor:
         v = self.summarize(batch)  # Shape: (batch, 4h)
         cands = self.candidate_embeddings(batch.candidates)  # Shape: (num_cands, dim)
-        scores = self.output(v) @ cands.T  # Shape: (batch, num_cands)
+        scores = self.query_center(self.output(v)) @ cands.T  # Shape: (batch, num_cands)
         return self.gather_choices(scores, batch)
 
 
@@ -203,6 +239,7 @@ class AttentiveGlossReader(AttentiveReader):
         self.gloss_encoder = BiGRU(self.dim, self.hidden, self.dropout.p)
         self.gloss_attention = nn.Linear(2 * size, size)  # W_att^g, b of Eq. 9
         self.gloss_output = nn.Linear(2 * size, size, bias=False)  # the a_t^g block of W_pred
+        self.gloss_query_center = QueryCentering(size) if self.center_query else nn.Identity()
 
     def extend_gloss_words(self, vectors: torch.Tensor) -> None:
         device = self.gloss_vectors.device
@@ -218,7 +255,8 @@ class AttentiveGlossReader(AttentiveReader):
         scores = torch.einsum("bd,nld->bnl", query, gloss_states)  # Shape: (batch, num_cands, g_len)
         beta = masked_softmax(scores, batch.gloss_mask.unsqueeze(0))  # Shape: (batch, num_cands, g_len)
         # v^T W a_t^g without building a_t^g per (example, candidate): sum_j beta_j (v^T W h_j).
-        projected = torch.einsum("bd,nld->bnl", self.gloss_output(v), gloss_states)  # (batch, cands, g_len)
+        gloss_query = self.gloss_query_center(self.gloss_output(v))  # Shape: (batch, 2h)
+        projected = torch.einsum("bd,nld->bnl", gloss_query, gloss_states)  # (batch, cands, g_len)
         gloss_scores = (beta * projected).sum(-1)  # Shape: (batch, num_cands)
         cands = self.candidate_embeddings(batch.candidates)  # Shape: (num_cands, dim)
         scores = gloss_scores + self.output(v) @ cands.T  # Shape: (batch, num_cands)
@@ -234,6 +272,7 @@ def build_reader(
     hidden: int = 150,
     hops: int = 3,
     dropout: float = 0.3,
+    center_query: bool = False,
 ) -> ReaderBase:
     """Construct a reader by name ("ga", "att", "att-gloss")."""
     common = {
@@ -241,6 +280,7 @@ def build_reader(
         "candidate_vectors": candidate_vectors,
         "hidden": hidden,
         "dropout": dropout,
+        "center_query": center_query,
     }
     if reader == "ga":
         return GatedAttentionReader(hops=hops, **common)

@@ -2,9 +2,15 @@
 
 Each simulated team uploads the same 2,025-line file as the floor (a) (Task 1 test ids, random labels) to
 the evaluation phase of a throw-away competition whose gold labels are random too, and polls its
-submission until it is scored. Latency = from the start of the upload to the first poll that sees
-the score. Run with 1 team and with 20 concurrent teams. Targets: p95 < 1 s at 20 teams; within 20x
-of the floor (a) at 1 team.
+submission until its score is in the answer (the phase's results are published for this, so the
+score itself is visible, not only the "scored" status). Latency = from the start of the upload to the
+first poll whose answer holds the score; each client polls every POLL_MS as a scripted client would.
+Run with 1 team and with 20 concurrent teams. Targets: p95 < 1 s at 20 teams; within 20x of the floor
+(a) at 1 team. Each row also gives where the time went, from the submissions' own timestamps.
+
+Sized for 2 cores: gunicorn with cpu_count sync workers (not 2 x cores + 1: the scoring worker and
+PostgreSQL need the same cores) and one Celery worker (prefork, concurrency 2). BENCH_WEB_WORKERS,
+BENCH_WEB_THREADS, BENCH_WORKER_CONCURRENCY and BENCH_POLL_MS override them for experiments.
 """
 
 import os
@@ -24,6 +30,7 @@ from bench.serve import _free_port, _wait_ready
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/recam_bench"
 SLUG = "recam-bench-upload"
 PHASE = "evaluation"
+POLL_MS = int(os.environ.get("BENCH_POLL_MS", "25"))  # a scripted client's status poll interval
 
 
 def _recreate_postgres(url: str) -> None:
@@ -64,7 +71,7 @@ def _teams(count: int) -> list[str]:
 
 
 def _one_team(
-    base: str, token: str, data: bytes, uploads: int, out: list[tuple[float, float]], errors: list[str]
+    base: str, token: str, data: bytes, uploads: int, out: list[tuple[float, float, int]], errors: list[str]
 ) -> None:
     session = requests.Session()
     session.headers["Authorization"] = f"Token {token}"
@@ -77,19 +84,18 @@ def _one_team(
             continue
         accepted = time.perf_counter()
         pk = response.json()["id"]
-        while True:
+        body = response.json()
+        while not (body["status"] in ("failed", "waiting") or body["scores"]):
+            time.sleep(POLL_MS / 1000)
             body = session.get(f"{base}/api/submissions/{pk}/", timeout=60).json()
-            if body["status"] in ("scored", "failed", "waiting"):
-                break
-            time.sleep(0.01)
-        if body["status"] != "scored":
+        if not body["scores"]:
             errors.append(f"submission {pk}: {body['status']} {body.get('failure_reason')}")
             continue
-        out.append(((accepted - start) * 1000, (time.perf_counter() - start) * 1000))
+        out.append(((accepted - start) * 1000, (time.perf_counter() - start) * 1000, pk))
 
 
 def _measure(base: str, tokens: list[str], data: bytes, uploads_per_team: int) -> dict:
-    results: list[tuple[float, float]] = []
+    results: list[tuple[float, float, int]] = []
     errors: list[str] = []
     threads = [
         threading.Thread(target=_one_team, args=(base, token, data, uploads_per_team, results, errors))
@@ -114,7 +120,25 @@ def _measure(base: str, tokens: list[str], data: bytes, uploads_per_team: int) -
         "p95_ms": round(percentile(latencies, 95), 1) if latencies else None,
         "max_ms": round(max(latencies), 1) if latencies else None,
         "uploads_per_s": round(len(latencies) / elapsed, 1),
+        "stages_p50_ms": _stages(ids=[r[2] for r in results]),
     }
+
+
+def _stages(*, ids: list[int]) -> dict[str, float | None]:
+    """Median milliseconds of each stage, from the submissions' timestamps (server clock)."""
+    from submissions.models import Submission
+
+    rows = Submission.objects.filter(pk__in=ids).values_list(
+        "received_at", "queued_at", "scoring_started_at", "finished_at"
+    )
+    stages: dict[str, list[float]] = {"received_to_queued": [], "queued_to_scoring": [], "scoring": []}
+    for received, queued, started, finished in rows:
+        for name, (a, b) in zip(
+            stages, ((received, queued), (queued, started), (started, finished)), strict=True
+        ):
+            if a and b:
+                stages[name].append((b - a).total_seconds() * 1000)
+    return {name: round(percentile(v, 50), 1) if v else None for name, v in stages.items()}
 
 
 def run_upload(
@@ -128,17 +152,21 @@ def run_upload(
 
     if not apps.is_installed("api"):
         raise NotImplementedError("(b) needs the token API: add 'api' to INSTALLED_APPS")
-    from competitions.models import TestSet
+    from competitions.models import Phase, TestSet
     from competitions.services import competition_load_recam, gold_store
 
     competition_load_recam(data_dir=data_dir, slug=SLUG)
+    # Results published, so the score itself (not only "scored") reaches the client.
+    Phase.objects.filter(competition__slug=SLUG, kind=PHASE).update(results_hidden=False)
     data, gold, _ = make_floor_input(data_dir=data_dir, seed=13)
     test_set = TestSet.objects.get(phase__competition__slug=SLUG, phase__kind=PHASE, subtask=1)
     gold_store(test_set=test_set, labels=gold, source_name="random labels (benchmark)")
     tokens = _teams(max(concurrency))
     floor = run_floor(data_dir=data_dir, repeats=20)  # the floor under the same machine load
 
-    workers = 2 * (os.cpu_count() or 1) + 1
+    workers = int(os.environ.get("BENCH_WEB_WORKERS", os.cpu_count() or 1))
+    threads = int(os.environ.get("BENCH_WEB_THREADS", "1"))
+    concurrency_worker = os.environ.get("BENCH_WORKER_CONCURRENCY", "2")
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     queue = f"bench-scoring-{os.getpid()}"  # no other worker on this Redis takes these tasks
@@ -152,8 +180,10 @@ def run_upload(
     }
     log = (BENCH_DIR / "upload-servers.log").open("wb")
     web = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
-    web += ["--pythonpath", "platform", "--workers", str(workers), "--log-level", "warning"]
-    worker = [sys.executable, "-m", "celery", "-A", "tasks.app", "worker", "-Q", queue, "--concurrency", "2"]
+    web += ["--pythonpath", "platform", "--workers", str(workers), "--threads", str(threads)]
+    web += ["--log-level", "warning"]
+    worker = [sys.executable, "-m", "celery", "-A", "tasks.app", "worker", "-Q", queue]
+    worker += ["--concurrency", concurrency_worker]
     worker += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle", "-n", f"{queue}@%h"]
     servers = [
         subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -175,7 +205,9 @@ def run_upload(
         log.close()
     by_teams = {r["teams"]: r for r in rows}
     return {
-        "server": f"gunicorn {workers} sync workers + 1 celery worker (prefork, concurrency 2) on Redis",
+        "server": f"gunicorn {workers} workers x {threads} thread(s) + 1 celery worker "
+        f"(prefork, concurrency {concurrency_worker}) on Redis",
+        "poll_ms": POLL_MS,
         "database": database_url.split("@")[-1],
         "upload": f"subtask1.csv zipped ({len(data):,} bytes, {floor.lines:,} lines) to the {PHASE} phase",
         "floor_ms_median_same_run": floor.total_ms_median,

@@ -15,6 +15,10 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
     """
     from submissions.models import Score, Submission
 
+    # The team's row lock serialises two refreshes of one team (two of its submissions scored at once),
+    # so the second reads the first one's committed score. NO KEY: uploads inserting rows that point at
+    # the team are not blocked. A no-op outside a transaction and on SQLite (writers are serialised).
+    Team.objects.select_for_update(no_key=True).filter(pk=team.pk).exists()
     scores = {
         score.pk: score
         for score in Score.objects.filter(
@@ -33,25 +37,41 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
     ]
     counted = counted_per_slot(policy=phase.counted_policy, candidates=candidates)
     best: dict[tuple[int, bool], Score] = {slot: scores[c.submission_id] for slot, c in counted.items()}
-    entries = []
-    for subtask in sorted({key[0] for key in best}):
-        same, cross = best.get((subtask, False)), best.get((subtask, True))
-        entry, _ = LeaderboardEntry.objects.update_or_create(
+    entries = [
+        LeaderboardEntry(
             phase=phase,
             test_subtask=subtask,
             team=team,
-            defaults={
-                "team_name": team.name,
-                "is_baseline": team.is_baseline,
-                **_fields(same, prefix=""),
-                **_fields(cross, prefix="cross_"),
-            },
+            team_name=team.name,
+            is_baseline=team.is_baseline,
+            **_fields(best.get((subtask, False)), prefix=""),
+            **_fields(best.get((subtask, True)), prefix="cross_"),
         )
-        entries.append(entry)
+        for subtask in sorted({key[0] for key in best})
+    ]
+    if entries:  # one upsert on the (phase, test subtask, team) constraint
+        LeaderboardEntry.objects.bulk_create(
+            entries,
+            update_conflicts=True,
+            unique_fields=["phase", "test_subtask", "team"],
+            update_fields=ENTRY_FIELDS,
+        )
     LeaderboardEntry.objects.filter(phase=phase, team=team).exclude(
         test_subtask__in=[e.test_subtask for e in entries]
     ).delete()
     return entries
+
+
+ENTRY_FIELDS = [
+    "team_name",
+    "is_baseline",
+    *(
+        f"{prefix}{name}"
+        for prefix in ("", "cross_")
+        for name in ("submission", "accuracy", "correct", "total", "submitted_at")
+    ),
+    "updated_at",
+]
 
 
 def _fields(score, *, prefix: str) -> dict:

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
 from competitions.errors import ApplicationError
@@ -172,9 +173,19 @@ class _Result:
 
 
 def submission_score(*, submission_id: int) -> Submission:
-    """Score one submission. Idempotent: a finished submission is left as it is; a rerun rewrites the same rows."""
+    """Score one submission. Idempotent: a finished submission is left as it is; a rerun rewrites the same rows.
+
+    Two short transactions around the parse: the first records "scoring" (and the attempt, so a file
+    that kills its worker is failed by the reaper instead of retried for ever), the second writes the
+    status, the score rows and the team's leaderboard rows at once. The phase, its test sets and the
+    files are read once; only the submission row is locked (``of``: never the shared phase row).
+    """
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().get(pk=submission_id)
+        submission = (
+            Submission.objects.select_for_update(of=("self",))
+            .select_related("phase", "team")
+            .get(pk=submission_id)
+        )
         if submission.status in TERMINAL:
             return submission
         now = timezone.now()
@@ -195,30 +206,36 @@ def submission_score(*, submission_id: int) -> Submission:
         logger.exception("submission %s could not be scored", submission_id)
         reason = "the scoring service could not read the stored file or the gold answers; the organizers will re-score it"
         return submission_mark_failed(submission=submission, reason=reason)
+    return _finish(submission, results)
+
+
+def _finish(submission: Submission, results: list[_Result] | None) -> Submission:
+    """Write the outcome unless another run finished first (the conditional UPDATE takes the row lock)."""
+    status = Status.WAITING_GOLD if results is None else Status.SCORED
+    finished_at = timezone.now()
     with transaction.atomic():
-        submission = (
-            Submission.objects.select_for_update().select_related("phase", "team").get(pk=submission_id)
+        won = Submission.objects.filter(pk=submission.pk, status=Status.SCORING).update(
+            status=status, finished_at=finished_at, lease_expires_at=None, failure_reason=""
         )
-        if submission.status != Status.SCORING:  # another run finished first
-            return submission
-        if results is None:
-            submission.status = Status.WAITING_GOLD
-        else:
+        if not won:  # another run finished first
+            return Submission.objects.get(pk=submission.pk)
+        if results is not None:
             _write_scores(submission, results)
-            submission.status = Status.SCORED
-        submission.finished_at = timezone.now()
-        submission.lease_expires_at = None
-        submission.failure_reason = ""
-        submission.save(update_fields=["status", "finished_at", "lease_expires_at", "failure_reason"])
         leaderboard_refresh(phase=submission.phase, team=submission.team)
+    submission.status = status
+    submission.finished_at = finished_at
+    submission.lease_expires_at = None
+    submission.failure_reason = ""
     return submission
 
 
 def _compute(submission: Submission) -> list[_Result] | None:
     """Scores per file, or None when a test set has no gold answers yet."""
     phase = submission.phase
+    prefetch_related_objects([phase], "test_sets")  # one query serves the ids and the gold look-up
     with submission.file.open("rb") as handle:
         data = handle.read()
+    # Re-parsed from the stored file on purpose: it is what the sha256 names (a few ms, see docs/operations.md).
     parsed = parse_submission(
         data=data,
         filename=submission.original_filename,
@@ -245,29 +262,40 @@ def _compute(submission: Submission) -> list[_Result] | None:
     return results
 
 
+SCORE_FIELDS = ["trained_on", "correct", "total", "accuracy", "scorer_version", "gold_sha256", "scored_at"]
+
+
 def _write_scores(submission: Submission, results: list[_Result]) -> None:
+    """One upsert for all score rows (insert, or update on the (submission, test subtask) constraint)."""
     ScoreRow.objects.filter(submission=submission).exclude(
         test_subtask__in=[r.test_subtask for r in results]
     ).delete()
-    for result in results:
-        ScoreRow.objects.update_or_create(
-            submission=submission,
-            test_subtask=result.test_subtask,
-            defaults={
-                "trained_on": result.trained_on,
-                "correct": result.score.correct,
-                "total": result.score.total,
-                "accuracy": result.score.accuracy,
-                "scorer_version": SCORER_VERSION,
-                "gold_sha256": result.gold_sha256,
-            },
-        )
+    ScoreRow.objects.bulk_create(
+        [
+            ScoreRow(
+                submission=submission,
+                test_subtask=result.test_subtask,
+                trained_on=result.trained_on,
+                correct=result.score.correct,
+                total=result.score.total,
+                accuracy=result.score.accuracy,
+                scorer_version=SCORER_VERSION,
+                gold_sha256=result.gold_sha256,
+            )
+            for result in results
+        ],
+        update_conflicts=True,
+        unique_fields=["submission", "test_subtask"],
+        update_fields=SCORE_FIELDS,
+    )
 
 
 def submission_mark_failed(*, submission: Submission, reason: str) -> Submission:
     with transaction.atomic():
         submission = (
-            Submission.objects.select_for_update().select_related("phase", "team").get(pk=submission.pk)
+            Submission.objects.select_for_update(of=("self",))
+            .select_related("phase", "team")
+            .get(pk=submission.pk)
         )
         submission.status = Status.FAILED
         submission.failure_reason = reason

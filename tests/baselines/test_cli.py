@@ -41,3 +41,14 @@ def test_train_reports_a_bad_input_file_by_line(tmp_path):
     )
     assert result.exit_code != 0
     assert "bad.jsonl:1" in result.output
+
+
+def test_train_turns_an_encoder_input_error_into_a_usage_error(tmp_path, trial_path):
+    # every training question is excluded: train_encoder raises ValueError, the CLI reports it cleanly
+    train_file = tmp_path / "train.jsonl"
+    write_questions(train_file, read_questions(trial_path)[:4], with_ids=False)
+    args = ["train", "--reader", "encoder", "--train", str(train_file), "--exclude", str(train_file)]
+    result = CliRunner().invoke(main, [*args, "--output", str(tmp_path / "m"), "--quiet"])
+    assert result.exit_code == 1, result.output
+    assert "Error: train_encoder: the training set is empty" in result.output
+    assert not isinstance(result.exception, ValueError)

@@ -70,3 +70,53 @@ def test_build_reader_rejects_unknown_names():
         build_reader(reader="bert", word_vectors=torch.zeros(3, 4), candidate_vectors=torch.zeros(2, 4))
     with pytest.raises(ValueError, match="unknown reader"):
         ReaderConfig(reader="bert")
+
+
+def _centred_reader(name, examples, vectors, *, center_query):
+    config = ReaderConfig(
+        reader=name,
+        hidden=8,
+        hops=2,
+        max_passage_tokens=60,
+        batch_size=4,
+        dropout=0.0,
+        center_query=center_query,
+    )
+    answers = sorted({e.answer for e in examples})
+    return initial_reader(config=config, train=examples, vectors=vectors, candidates=answers)
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_centred_query_gives_no_candidate_a_batch_wide_preference(name, trial_examples, vectors):
+    # Scores are linear in the query, so with the batch mean query removed every candidate's scores
+    # average to zero over the batch: no context-independent prior over answer words is left.
+    examples = trial_examples[:8]
+    scores = {}
+    for center_query in (False, True):
+        reader = _centred_reader(name, examples, vectors, center_query=center_query)
+        reader.module.train()  # dropout is 0: training mode only switches to the batch mean
+        batch = reader.batch(reader.encode(examples, mode="set", grow=False), mode="set")
+        scores[center_query] = reader.module(batch)  # Shape: (8, num_cands)
+    column_means = scores[True].mean(dim=0)
+    torch.testing.assert_close(column_means, torch.zeros_like(column_means), atol=1e-5, rtol=0)
+    assert scores[False].mean(dim=0).abs().max() > 1e-3
+
+
+def test_centred_query_uses_its_running_mean_at_prediction_time(trial_examples, vectors):
+    examples = trial_examples[:8]
+    reader = _centred_reader("att", examples, vectors, center_query=True)
+    batch = reader.batch(reader.encode(examples, mode="set", grow=False), mode="set")
+    centring = reader.module.query_center
+    assert torch.count_nonzero(centring.running_mean) == 0
+    reader.module.train()
+    reader.module(batch)
+    moved = centring.running_mean.clone()
+    assert torch.count_nonzero(moved) > 0
+    reader.module.eval()
+    one = reader.batch(reader.encode(examples[:1], mode="set", grow=False), mode="set")
+    with torch.no_grad():
+        centred = reader.module(one)
+        query = reader.module.output(reader.module.summarize(one))  # Shape: (1, dim)
+        cands = reader.module.candidate_embeddings(one.candidates)  # Shape: (num_cands, dim)
+    torch.testing.assert_close(centred, (query - moved) @ cands.T)
+    torch.testing.assert_close(centring.running_mean, moved)  # prediction does not update it

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 import torch
 
@@ -85,3 +87,31 @@ def test_candidate_set_mode_requires_answers_in_the_set(trial_examples, vectors)
         train_reader(
             config=_config(), train=trial_examples[:4], vectors=vectors, candidates=["zebra"], progress=False
         )
+
+
+def test_models_saved_before_query_centring_still_load(tmp_path, trial_examples, dev_examples, vectors):
+    reader = train_reader(config=_config("att"), train=trial_examples[:16], vectors=vectors, progress=False)
+    assert reader.config.center_query is False
+    expected = reader.predict(examples=dev_examples)
+    reader.save(tmp_path / "model")
+    meta_path = tmp_path / "model" / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["config"]["center_query"]  # the layout written before the setting existed
+    meta_path.write_text(json.dumps(meta))
+    loaded = TrainedReader.load(tmp_path / "model", vectors=vectors)
+    assert loaded.config.center_query is False
+    assert loaded.predict(examples=dev_examples) == expected
+
+
+def test_centred_reader_predictions_survive_save_and_load(tmp_path, trial_examples, dev_examples, vectors):
+    config = _config("att-gloss", center_query=True)
+    reader = train_reader(config=config, train=trial_examples[:16], vectors=vectors, progress=False)
+    assert torch.count_nonzero(reader.module.gloss_query_center.running_mean) > 0
+    expected = reader.predict(examples=dev_examples)
+    reader.save(tmp_path / "model")
+    loaded = TrainedReader.load(tmp_path / "model", vectors=vectors)
+    assert loaded.config.center_query is True
+    torch.testing.assert_close(
+        loaded.module.query_center.running_mean, reader.module.query_center.running_mean
+    )
+    assert loaded.predict(examples=dev_examples) == expected
