@@ -156,6 +156,44 @@ def train(
     click.echo(json.dumps({k: trained.info[k] for k in ("best_epoch", "history", "train_seconds")}, indent=1))
 
 
+@main.command()
+@click.option("--model", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True)
+@click.option(
+    "--train",
+    "train_files",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    multiple=True,
+    required=True,
+    help="the model's training files (the mean query is taken over them)",
+)
+@click.option(
+    "--exclude", "exclude_files", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True
+)
+@click.option(
+    "--input", "input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True
+)
+@click.option("--threads", type=int, default=1)
+def prior(model, train_files, exclude_files, input_file, threads):
+    """Diagnose a reader's learnt answer-word prior (the mean scoring query); see docs/baselines.md."""
+    _threads(threads)
+    from baselines.data import from_question
+    from baselines.training import TrainedReader, query_prior
+
+    questions = _read(train_files, labels=True)
+    if exclude_files:
+        questions = dedupe_against(questions, exclude=_read(exclude_files, labels=False))
+    try:
+        reader = TrainedReader.load(model)
+        result = query_prior(
+            reader=reader,
+            fit_on=[from_question(q) for q in questions],
+            evaluate_on=[from_question(q) for q in _read((input_file,), labels=True)],
+        )
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps({"model": str(model), "center_query": reader.config.center_query, **result}))
+
+
 def predict_questions(
     *, model: Path, questions: list[Question], device: str | None = None, last_epoch: bool = False
 ) -> list[int]:

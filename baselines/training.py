@@ -554,3 +554,45 @@ def fit(
     reader.info.update(
         {"history": state["history"], "best_epoch": state.get("best_epoch"), "valid_examples": len(valid)}
     )
+
+
+def query_prior(
+    *, reader: TrainedReader, fit_on: Sequence[ClozeExample], evaluate_on: Sequence[ClozeExample]
+) -> dict:
+    """Diagnose the learnt answer-word prior of a multiple-choice reader.
+
+    The mean ``mu`` of the effective scoring query (after any centring) over ``fit_on`` gives every
+    candidate the context-independent score ``mu^T a_t``. Returns, per query (``output``, and
+    ``gloss_output`` for the gloss reader), ``|mu|`` over the mean query norm (near 1: the query is
+    mostly a fixed prior; near 0: no prior), and the accuracy on ``evaluate_on`` as trained and with
+    ``mu`` subtracted after training (post-hoc centring).
+    """
+    names = ["query_center"] + (
+        ["gloss_query_center"] if hasattr(reader.module, "gloss_query_center") else []
+    )
+    seen: dict[str, list[torch.Tensor]] = {name: [] for name in names}
+    means: dict[str, torch.Tensor] = {}
+
+    def hook(name):
+        def run(_module, _inputs, output):
+            if name in means:
+                return output - means[name]  # Shape: (batch, size)
+            seen[name].append(output.detach())
+            return None
+
+        return run
+
+    handles = [getattr(reader.module, name).register_forward_hook(hook(name)) for name in names]
+    try:
+        reader.predict(examples=fit_on)
+        share = {}
+        for name in names:
+            queries = torch.cat(seen[name])  # Shape: (num_examples, size)
+            means[name] = queries.mean(dim=0)
+            share[name] = float(means[name].norm() / queries.norm(dim=1).mean())
+        centred = evaluate(reader=reader, examples=evaluate_on)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return {"mean_query_share": share, "accuracy": evaluate(reader=reader, examples=evaluate_on),
+            "accuracy_posthoc_centred": centred}  # fmt: skip

@@ -10,7 +10,7 @@ Run with 1 team and with 20 concurrent teams. Targets: p95 < 1 s at 20 teams; wi
 
 Sized for 2 cores: gunicorn with cpu_count sync workers (not 2 x cores + 1: the scoring worker and
 PostgreSQL need the same cores) and one Celery worker (prefork, concurrency 2). BENCH_WEB_WORKERS,
-BENCH_WEB_THREADS, BENCH_WORKER_CONCURRENCY and BENCH_POLL_MS override them for experiments.
+BENCH_WEB_THREADS, BENCH_WORKER_POOL, BENCH_WORKER_CONCURRENCY and BENCH_POLL_MS override them for experiments.
 """
 
 import os
@@ -52,6 +52,41 @@ def _persistent(url: str, seconds: int = 60) -> str:
     return f"{url}{'&' if '?' in url else '?'}conn_max_age={seconds}"
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _cpu_seconds(roots: list[int], database: str) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by the process trees under ``roots`` (web, worker), by
+    the PostgreSQL backends of ``database`` and by this process (the clients), read from /proc."""
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "stat").read_text()
+            except OSError:  # exited meanwhile
+                continue
+            name, rest = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :].split()
+            stats[int(entry.name)] = (name, int(rest[1]), (int(rest[11]) + int(rest[12])) / _TICK)
+    totals = {"web": 0.0, "worker": 0.0, "postgres": 0.0, "clients": 0.0}
+    for pid, (name, _ppid, seconds) in stats.items():
+        ancestor = pid
+        while ancestor in stats and ancestor not in roots:
+            ancestor = stats[ancestor][1]
+        if ancestor in roots:
+            totals["web" if ancestor == roots[0] else "worker"] += seconds
+        elif name.startswith("postgres") and database in _cmdline(pid):  # this database's backends
+            totals["postgres"] += seconds
+    totals["clients"] = stats.get(os.getpid(), ("", 0, 0.0))[2]
+    return totals
+
+
 def _teams(count: int) -> list[str]:
     """Create ``count`` users, each in its own team; return their API tokens."""
     from django.contrib.auth import get_user_model
@@ -71,7 +106,12 @@ def _teams(count: int) -> list[str]:
 
 
 def _one_team(
-    base: str, token: str, data: bytes, uploads: int, out: list[tuple[float, float, int]], errors: list[str]
+    base: str,
+    token: str,
+    data: bytes,
+    uploads: int,
+    out: list[tuple[float, float, int, int]],
+    errors: list[str],
 ) -> None:
     session = requests.Session()
     session.headers["Authorization"] = f"Token {token}"
@@ -85,28 +125,34 @@ def _one_team(
         accepted = time.perf_counter()
         pk = response.json()["id"]
         body = response.json()
+        polls = 0
         while not (body["status"] in ("failed", "waiting") or body["scores"]):
             time.sleep(POLL_MS / 1000)
             body = session.get(f"{base}/api/submissions/{pk}/", timeout=60).json()
+            polls += 1
         if not body["scores"]:
             errors.append(f"submission {pk}: {body['status']} {body.get('failure_reason')}")
             continue
-        out.append(((accepted - start) * 1000, (time.perf_counter() - start) * 1000, pk))
+        out.append(((accepted - start) * 1000, (time.perf_counter() - start) * 1000, pk, polls))
 
 
-def _measure(base: str, tokens: list[str], data: bytes, uploads_per_team: int) -> dict:
-    results: list[tuple[float, float, int]] = []
+def _measure(
+    base: str, tokens: list[str], data: bytes, uploads_per_team: int, roots: list[int], database: str
+) -> dict:
+    results: list[tuple[float, float, int, int]] = []
     errors: list[str] = []
     threads = [
         threading.Thread(target=_one_team, args=(base, token, data, uploads_per_team, results, errors))
         for token in tokens
     ]
+    cpu_before = _cpu_seconds(roots, database)
     start = time.perf_counter()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     elapsed = time.perf_counter() - start
+    cpu_after = _cpu_seconds(roots, database)
     accepted = [r[0] for r in results]
     latencies = [r[1] for r in results]
     return {
@@ -120,7 +166,14 @@ def _measure(base: str, tokens: list[str], data: bytes, uploads_per_team: int) -
         "p95_ms": round(percentile(latencies, 95), 1) if latencies else None,
         "max_ms": round(max(latencies), 1) if latencies else None,
         "uploads_per_s": round(len(latencies) / elapsed, 1),
+        "polls_per_upload": round(sum(r[3] for r in results) / max(1, len(results)), 1),
         "stages_p50_ms": _stages(ids=[r[2] for r in results]),
+        # CPU per scored upload, by component: where a 2-core machine's time goes (the machine is shared,
+        # so wall-clock latency also depends on the other jobs; these do not).
+        "cpu_ms_per_upload": {
+            name: round((cpu_after[name] - cpu_before[name]) * 1000 / max(1, len(latencies)), 1)
+            for name in cpu_after
+        },
     }
 
 
@@ -167,6 +220,7 @@ def run_upload(
     workers = int(os.environ.get("BENCH_WEB_WORKERS", os.cpu_count() or 1))
     threads = int(os.environ.get("BENCH_WEB_THREADS", "1"))
     concurrency_worker = os.environ.get("BENCH_WORKER_CONCURRENCY", "2")
+    pool = os.environ.get("BENCH_WORKER_POOL", "prefork")
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     queue = f"bench-scoring-{os.getpid()}"  # no other worker on this Redis takes these tasks
@@ -183,7 +237,7 @@ def run_upload(
     web += ["--pythonpath", "platform", "--workers", str(workers), "--threads", str(threads)]
     web += ["--log-level", "warning"]
     worker = [sys.executable, "-m", "celery", "-A", "tasks.app", "worker", "-Q", queue]
-    worker += ["--concurrency", concurrency_worker]
+    worker += ["--pool", pool, "--concurrency", concurrency_worker]
     worker += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle", "-n", f"{queue}@%h"]
     servers = [
         subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -191,8 +245,10 @@ def run_upload(
     ]
     try:
         _wait_ready(f"{base}/api/phases/{PHASE}/leaderboard/?competition={SLUG}", servers[0])
-        _measure(base, tokens[:1], data, 3)  # warm-up: imports, connections, the worker's first task
-        rows = [_measure(base, tokens[:c], data, max(1, uploads // c)) for c in concurrency]
+        roots = [server.pid for server in servers]
+        name = database_url.rsplit("/", 1)[-1].split("?")[0]
+        _measure(base, tokens[:1], data, 3, roots, name)  # warm-up: imports, connections, the first task
+        rows = [_measure(base, tokens[:c], data, max(1, uploads // c), roots, name) for c in concurrency]
     finally:
         for server in servers:
             server.send_signal(signal.SIGTERM)
@@ -206,7 +262,7 @@ def run_upload(
     by_teams = {r["teams"]: r for r in rows}
     return {
         "server": f"gunicorn {workers} workers x {threads} thread(s) + 1 celery worker "
-        f"(prefork, concurrency {concurrency_worker}) on Redis",
+        f"({pool}, concurrency {concurrency_worker}) on Redis",
         "poll_ms": POLL_MS,
         "database": database_url.split("@")[-1],
         "upload": f"subtask1.csv zipped ({len(data):,} bytes, {floor.lines:,} lines) to the {PHASE} phase",

@@ -4,7 +4,8 @@
 # the practice leaderboards as a baseline row. Reruns resume: finished trainings are reused.
 # Settings (env): RECAM_DATA_DIR, BASELINES_DIR (var/baselines), READERS ("ga att att-gloss encoder"),
 # READER_EPOCHS (4), READER_MAX_TOKENS (250), READER_BUDGET_S (720 per run), ENCODER_BUDGET_S (3600),
-# SEED (13), BASELINES_SUBMIT (1; 0 skips the leaderboard step).
+# SEED (13), READER_CENTER_QUERY (1; 0 trains the readers without query centring, the paper-literal
+# scoring, see docs/baselines.md), BASELINES_SUBMIT (1; 0 skips the leaderboard step).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -31,6 +32,7 @@ for n in 1 2; do
       extra=(--time-budget "${ENCODER_BUDGET_S:-3600}")
     else
       extra=(--epochs "${READER_EPOCHS:-4}" --max-length "${READER_MAX_TOKENS:-250}" --time-budget "${READER_BUDGET_S:-720}")
+      if [ "${READER_CENTER_QUERY:-1}" = 1 ]; then extra+=(--center-query); else extra+=(--no-center-query); fi
     fi
     nice -n 10 $PYTHON -m baselines train --reader "$reader" --train "${!trial_var}" "${EXCLUDE[@]}" \
       --output "$OUT/models/$run" --seed "$SEED" "${extra[@]}" --quiet > "$OUT/logs/$run.log" 2>&1 \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make run`: migrate, load the ReCAM competition, make sure an organizer exists, then serve the site
-# on $HOST:$PORT with a real Celery worker beside it (it also serves the gpu queue: model jobs run on the
-# CPU when no GPU worker is attached). Ctrl-C stops both.
+# on $HOST:$PORT with real Celery workers beside it: one for scoring, one for model jobs (it also serves
+# the gpu queue: model jobs run on the CPU when no GPU worker is attached). Ctrl-C stops them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -18,12 +18,19 @@ else
 fi
 $PYTHON manage.py recam_organizer
 $PYTHON manage.py collectstatic --noinput -v 0
-$PYTHON -m celery -A tasks.app worker -l info -Q "${CELERY_SCORING_QUEUE:-scoring},${CELERY_CPU_QUEUE:-cpu},${CELERY_GPU_QUEUE:-gpu},celery" --concurrency 2 \
+# Scoring has its own worker: tasks of ~20 ms must never wait behind an hours-long model job. Prefork
+# (hard time limits hold), 2 processes for 2 cores, one message each (prefetch 1, acks_late: a killed
+# process loses no task), no gossip/mingle chatter. Model jobs (cpu, gpu) get one process of their own.
+$PYTHON -m celery -A tasks.app worker -l info -Q "${CELERY_SCORING_QUEUE:-scoring}" -n "scoring@%h" \
+  --pool prefork --concurrency "${SCORING_CONCURRENCY:-2}" --prefetch-multiplier 1 --without-gossip --without-mingle \
   --logfile var/log/worker.log --pidfile var/worker.pid &
 worker=$!
+$PYTHON -m celery -A tasks.app worker -l info -Q "${CELERY_CPU_QUEUE:-cpu},${CELERY_GPU_QUEUE:-gpu},celery" -n "jobs@%h" \
+  --concurrency "${JOBS_CONCURRENCY:-1}" --logfile var/log/jobs-worker.log --pidfile var/jobs-worker.pid &
+jobs=$!
 $PYTHON -m celery -A tasks.app beat -l info --schedule var/celerybeat-schedule \
   --logfile var/log/beat.log --pidfile var/beat.pid &
 beat=$!
-trap 'kill $worker $beat 2>/dev/null; wait $worker $beat 2>/dev/null' EXIT INT TERM
-echo "Site: http://$HOST:$PORT/   (worker log: var/log/worker.log)"
+trap 'kill $worker $jobs $beat 2>/dev/null; wait $worker $jobs $beat 2>/dev/null' EXIT INT TERM
+echo "Site: http://$HOST:$PORT/   (worker logs: var/log/worker.log, var/log/jobs-worker.log)"
 $PYTHON manage.py runserver "$HOST:$PORT" --noreload

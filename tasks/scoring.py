@@ -17,7 +17,6 @@ TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutEr
     retry_backoff_max=60,
     retry_jitter=True,
     max_retries=5,
-    ignore_result=True,  # the status lives in the database; a Redis result per upload would be waste
 )
 def score_submission(submission_id: int) -> str:
     from submissions.services import submission_score

@@ -88,7 +88,7 @@ def submission_create(
         original_filename=filename[:255],
         sha256=parsed.sha256,
         size=len(data),
-        status=Status.RECEIVED,
+        status=Status.QUEUED,  # written once, queued: the task is sent only if the transaction commits
         received_at=now,
     )
     if not force:
@@ -102,6 +102,7 @@ def submission_create(
             if not force:
                 quota_lock(team=team, phase=phase)
                 quota_reserve(team=team, phase=phase, at=now)
+            submission.queued_at = timezone.now()
             submission.save()
             SubmissionFile.objects.bulk_create(
                 SubmissionFile(
@@ -114,7 +115,7 @@ def submission_create(
                 )
                 for f in parsed.files
             )
-            _queue(submission)
+            _send(submission)
     except Exception:
         submission.file.delete(save=False)
         raise
@@ -155,12 +156,17 @@ def submission_select(*, submission: Submission, at: dt.datetime | None = None) 
 
 
 def _queue(submission: Submission) -> None:
-    from tasks.scoring import score_submission
-
     submission.status = Status.QUEUED
     submission.queued_at = timezone.now()
     submission.lease_expires_at = None
     submission.save(update_fields=["status", "queued_at", "lease_expires_at"])
+    _send(submission)
+
+
+def _send(submission: Submission) -> None:
+    """Send the scoring task when the current transaction commits (never for a rolled-back row)."""
+    from tasks.scoring import score_submission
+
     score_submission.apply_async_on_commit(args=[submission.pk], queue=settings.CELERY_SCORING_QUEUE)
 
 

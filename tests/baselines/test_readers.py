@@ -86,10 +86,11 @@ def _centred_reader(name, examples, vectors, *, center_query):
     return initial_reader(config=config, train=examples, vectors=vectors, candidates=answers)
 
 
-@pytest.mark.parametrize("name", READERS)
+@pytest.mark.parametrize("name", ["ga", "att"])
 def test_centred_query_gives_no_candidate_a_batch_wide_preference(name, trial_examples, vectors):
     # Scores are linear in the query, so with the batch mean query removed every candidate's scores
-    # average to zero over the batch: no context-independent prior over answer words is left.
+    # average to zero over the batch: no context-independent prior over answer words is left. (The
+    # gloss reader's gloss attention is not linear in v; its centring is tested through save/load.)
     examples = trial_examples[:8]
     scores = {}
     for center_query in (False, True):

@@ -115,3 +115,20 @@ def test_centred_reader_predictions_survive_save_and_load(tmp_path, trial_exampl
         loaded.module.query_center.running_mean, reader.module.query_center.running_mean
     )
     assert loaded.predict(examples=dev_examples) == expected
+
+
+def test_query_prior_measures_the_mean_query_and_leaves_the_reader_unchanged(
+    trial_examples, dev_examples, vectors
+):
+    from baselines.training import query_prior
+
+    reader = train_reader(
+        config=_config("att-gloss"), train=trial_examples[:16], vectors=vectors, progress=False
+    )
+    before = reader.module(reader.batch(reader.encode(dev_examples, mode="mc", grow=True), mode="mc"))
+    result = query_prior(reader=reader, fit_on=trial_examples[:16], evaluate_on=dev_examples)
+    assert set(result["mean_query_share"]) == {"query_center", "gloss_query_center"}
+    assert all(0 < share <= 1 for share in result["mean_query_share"].values())
+    assert 0 <= result["accuracy_posthoc_centred"] <= 1
+    after = reader.module(reader.batch(reader.encode(dev_examples, mode="mc", grow=True), mode="mc"))
+    torch.testing.assert_close(after, before)  # the hooks are gone

@@ -3,11 +3,14 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from competitions.errors import ApplicationError
+from leaderboards.models import LeaderboardEntry
 from recam.metrics import SCORER_VERSION
-from recam.submission import SubmissionError
+from recam.submission import SubmissionError, make_zip
 from submissions.models import Score, Submission
 from submissions.services import submission_create, submission_mark_failed, submission_score
 from tests.platform.factories import TeamFactory, UserFactory, member
@@ -85,6 +88,36 @@ def test_scoring_twice_leaves_the_same_rows(practice, team, example_zip, django_
     assert list(Score.objects.values_list("id", "test_subtask", "correct", "total", "accuracy")) == before
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORED
+
+
+def test_scoring_queries_do_not_grow_with_the_teams_submissions(
+    practice, team, example_zip, django_capture_on_commit_callbacks
+):
+    def queries_to_score() -> int:
+        with django_capture_on_commit_callbacks(execute=False):
+            submission = submission_create(phase=practice, team=team, filename="preds.zip", data=example_zip)
+        with CaptureQueriesContext(connection) as captured:
+            submission_score(submission_id=submission.pk)
+        assert Submission.objects.get(pk=submission.pk).status == Submission.Status.SCORED
+        return len(captured.captured_queries)
+
+    first = queries_to_score()
+    for _ in range(3):
+        queries_to_score()
+    assert queries_to_score() == first  # the phase, test sets and gold are read once per scoring, not per row
+
+
+def test_rescoring_upserts_in_place_and_drops_rows_the_file_no_longer_has(
+    practice, team, example_zip, example_files, django_capture_on_commit_callbacks
+):
+    submission = _create(practice, team, example_zip, capture=django_capture_on_commit_callbacks)
+    kept = submission.scores.get(test_subtask=1).pk
+    assert set(LeaderboardEntry.objects.filter(team=team).values_list("test_subtask", flat=True)) == {1, 2}
+    Path(submission.file.path).write_bytes(make_zip({"subtask1.csv": example_files["subtask1.csv"]}))
+    Submission.objects.filter(pk=submission.pk).update(status=Submission.Status.SCORING)
+    assert submission_score(submission_id=submission.pk).status == Submission.Status.SCORED
+    assert list(submission.scores.values_list("pk", "test_subtask")) == [(kept, 1)]
+    assert list(LeaderboardEntry.objects.filter(team=team).values_list("test_subtask", flat=True)) == [1]
 
 
 def test_trained_on_the_other_subtask_is_a_cross_score(
