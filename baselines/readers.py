@@ -259,7 +259,7 @@ class AttentiveGlossReader(AttentiveReader):
         projected = torch.einsum("bd,nld->bnl", gloss_query, gloss_states)  # (batch, cands, g_len)
         gloss_scores = (beta * projected).sum(-1)  # Shape: (batch, num_cands)
         cands = self.candidate_embeddings(batch.candidates)  # Shape: (num_cands, dim)
-        scores = gloss_scores + self.output(v) @ cands.T  # Shape: (batch, num_cands)
+        scores = gloss_scores + self.query_center(self.output(v)) @ cands.T  # Shape: (batch, num_cands)
         return self.gather_choices(scores, batch)
 
 

@@ -125,6 +125,7 @@ def test_query_prior_measures_the_mean_query_and_leaves_the_reader_unchanged(
     reader = train_reader(
         config=_config("att-gloss"), train=trial_examples[:16], vectors=vectors, progress=False
     )
+    reader.module.eval()
     before = reader.module(reader.batch(reader.encode(dev_examples, mode="mc", grow=True), mode="mc"))
     result = query_prior(reader=reader, fit_on=trial_examples[:16], evaluate_on=dev_examples)
     assert set(result["mean_query_share"]) == {"query_center", "gloss_query_center"}
