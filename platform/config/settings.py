@@ -96,6 +96,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every request while it is missing
+# Serve from the source folders too, so pages are styled before (or without) collectstatic, e.g. in tests.
+WHITENOISE_USE_FINDERS = env.bool("WHITENOISE_USE_FINDERS", default=True)
 STATICFILES_DIRS = [PLATFORM_DIR / "static"]
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 # Gold answers live outside MEDIA_ROOT: nothing serves this folder; only the scoring service reads it.
