@@ -24,8 +24,15 @@ def _parse_trained_on(values: tuple[str, ...]) -> dict[int, int]:
     return mapping
 
 
-def wait_for_result(api: RecamApi, *, submission_id: int, timeout: float, interval: float = 1.0) -> dict:
-    """Poll until the submission is scored or failed, showing its status; ApiError on timeout."""
+def wait_for_result(
+    api: RecamApi, *, submission_id: int, timeout: float, interval: float = 1.0, first_interval: float = 0.1
+) -> dict:
+    """Poll until the submission is scored or failed, showing its status; ApiError on timeout.
+
+    Scoring takes well under a second, so the first poll comes after ``first_interval`` and the wait
+    doubles up to ``interval``.
+    """
+    wait = first_interval
     deadline = time.monotonic() + timeout
     with tqdm(total=None, bar_format="{desc} [{elapsed}]", desc=f"submission {submission_id}: ...") as bar:
         while True:
@@ -36,7 +43,8 @@ def wait_for_result(api: RecamApi, *, submission_id: int, timeout: float, interv
                 return sub
             if time.monotonic() >= deadline:
                 raise ApiError(f"submission {submission_id} still {sub.get('status')} after {timeout:.0f} s")
-            time.sleep(interval)
+            time.sleep(wait)
+            wait = min(2 * wait, interval)
 
 
 @click.group()
