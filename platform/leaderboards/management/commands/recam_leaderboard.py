@@ -55,14 +55,15 @@ class Command(BaseCommand):
     def _table(self, phase, tables) -> None:
         for table in tables:
             self.stdout.write(f"\n{table.title} ({phase.title})")
-            self.stdout.write(f"{'Rank':>4}  {'Team':<30} {'Acc':>6}  Acc. Cross")
-            for row in table.rows:
+            names = [row.team + (" (baseline)" if row.is_baseline else "") for row in table.rows]
+            width = max([30, *(len(name) for name in names)])
+            self.stdout.write(f"{'Rank':>4}  {'Team':<{width}} {'Acc':>6}  Acc. Cross")
+            for row, team in zip(table.rows, names, strict=True):
                 rank = "-" if row.rank is None else str(row.rank)
                 acc = "-" if row.accuracy is None else f"{100 * row.accuracy:.1f}"
                 cross = "-" if row.cross_accuracy is None else f"{100 * row.cross_accuracy:.1f}"
                 if row.drop is not None:
                     cross += f" ({'↓' if row.drop >= 0 else '↑'} {abs(100 * row.drop):.1f})"
-                team = row.team + (" (baseline)" if row.is_baseline else "")
-                self.stdout.write(f"{rank:>4}  {team:<30} {acc:>6}  {cross}")
+                self.stdout.write(f"{rank:>4}  {team:<{width}} {acc:>6}  {cross}")
             if not table.rows:
                 self.stdout.write("      (no scored submissions yet)")
