@@ -1,15 +1,18 @@
 """The scoring task: fetch a submission by id and call the scoring service (thin; the logic is there)."""
 
+from celery.signals import task_postrun, task_prerun
+from django.db import close_old_connections
 from django.db.utils import InterfaceError, OperationalError
 
 from tasks.app import app
 
 # Only transient infrastructure errors are retried; a bad file is a terminal, explained failure.
 TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+TASK_NAME = "tasks.scoring.score_submission"
 
 
 @app.task(
-    name="tasks.scoring.score_submission",
+    name=TASK_NAME,
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=TRANSIENT_ERRORS,
@@ -22,3 +25,18 @@ def score_submission(submission_id: int) -> str:
     from submissions.services import submission_score
 
     return submission_score(submission_id=submission_id).status
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _database_connections_as_per_request(sender=None, **_kwargs) -> None:
+    """Around each scoring task, what Django does around each request: close a database connection
+    that is broken or older than CONN_MAX_AGE, keep a healthy one.
+
+    Celery's Django fixup closes every connection before and after every task unless CELERY_DB_REUSE_MAX
+    is set, and then it closes them only every that many tasks, healthy or not. Opening a PostgreSQL
+    connection costs more here than scoring a file (docs/operations.md, benchmark (b)); with
+    CELERY_DB_REUSE_MAX set, this keeps a broken or expired connection from being reused.
+    """
+    if getattr(sender, "name", None) == TASK_NAME and not getattr(sender.request, "is_eager", False):
+        close_old_connections()

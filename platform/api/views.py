@@ -88,7 +88,8 @@ class PhaseSubmissionsView(ApiView):
             system_name=upload.validated_data["system_name"],
             description=upload.validated_data["description"],
         )
-        submission = submission_get_for_user(user=request.user, submission_id=submission.pk)
+        # Answered from the rows just written (files and no scores yet, primed by submission_create):
+        # the state at the commit, without reading the submission back.
         body = s.SubmissionSerializer(submission, context=_context(request)).data
         return Response(body, status=status.HTTP_201_CREATED)
 

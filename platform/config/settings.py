@@ -131,6 +131,9 @@ CELERY_LONG_TASK_TIME_LIMIT = env.int("CELERY_LONG_TASK_TIME_LIMIT", default=6 *
 # The visibility timeout must exceed the longest task's time limit, or Redis redelivers a running task.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_LONG_TASK_TIME_LIMIT + 600}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# Celery's Django fixup closes the database connection around every task unless this is set; with it,
+# a worker keeps its connection for CONN_MAX_AGE (tasks/scoring.py still drops broken or expired ones).
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_SCORING_QUEUE = env.str("CELERY_SCORING_QUEUE", default="scoring")
 
 # --- Scoring that survives faults (docs/operations.md) -----------------------------------------

@@ -83,14 +83,16 @@ def quota_row_ensure(*, team: Team, phase: Phase) -> None:
     TeamPhaseQuota.objects.get_or_create(team=team, phase=phase)
 
 
-def quota_lock(*, team: Team, phase: Phase) -> None:
+def quota_lock(*, team: Team, phase: Phase) -> bool:
     """Take the team's per-phase lock: the FIRST statement inside ``transaction.atomic()``; held until commit.
 
     A write first matters on SQLite: a transaction that read first cannot wait for the write lock.
+    Returns False (nothing locked, nothing written) when the lock row does not exist yet: the caller
+    leaves its transaction, runs ``quota_row_ensure`` and tries again. So only a team's first upload in a
+    phase pays for the row's creation; later ones take the lock in one statement.
     """
     updated = TeamPhaseQuota.objects.filter(team=team, phase=phase).update(reservations=F("reservations") + 1)
-    if updated != 1:
-        raise RuntimeError("quota_row_ensure must run before quota_lock")
+    return updated == 1
 
 
 def quota_reserve(*, team: Team, phase: Phase, at: dt.datetime) -> QuotaStatus:

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import prefetch_related_objects
+from django.db.models import QuerySet, prefetch_related_objects
 from django.utils import timezone
 
 from competitions.errors import ApplicationError
@@ -93,33 +93,66 @@ def submission_create(
     )
     if not force:
         quota_reserve(team=team, phase=phase, at=now)  # early refusal; decided again under the lock
-        quota_row_ensure(
-            team=team, phase=phase
-        )  # outside: the lock must be the transaction's first statement
     submission.file.save(filename.replace("/", "_")[-80:], ContentFile(data), save=False)
     try:
-        with transaction.atomic():
-            if not force:
-                quota_lock(team=team, phase=phase)
-                quota_reserve(team=team, phase=phase, at=now)
-            submission.queued_at = timezone.now()
-            submission.save()
-            SubmissionFile.objects.bulk_create(
-                SubmissionFile(
-                    submission=submission,
-                    name=f.name,
-                    subtask=f.subtask,
-                    trained_on=trained[f.subtask],
-                    sha256=f.sha256,
-                    num_predictions=len(f.predictions),
-                )
-                for f in parsed.files
-            )
-            _send(submission)
+        try:
+            files = _store(submission=submission, parsed=parsed, trained=trained, now=now, force=force)
+        except _NoQuotaRow:  # the team's first upload in the phase: create the lock row, outside
+            quota_row_ensure(team=team, phase=phase)
+            files = _store(submission=submission, parsed=parsed, trained=trained, now=now, force=force)
     except Exception:
         submission.file.delete(save=False)
         raise
+    # The new rows as a re-read would give them (its files, no scores yet): callers answering with the
+    # submission (the API's 201) serialise it without querying it again.
+    submission._prefetched_objects_cache = {
+        "files": _cached(submission.files.all(), files),
+        "scores": _cached(submission.scores.all(), []),
+    }
     return submission
+
+
+class _NoQuotaRow(Exception):
+    """The team's per-phase lock row is missing (see ``quota_lock``); nothing was written."""
+
+
+def _store(
+    *,
+    submission: Submission,
+    parsed: ParsedSubmission,
+    trained: dict[int, int],
+    now: dt.datetime,
+    force: bool,
+) -> list[SubmissionFile]:
+    """Reserve the quota under the team's lock and write the rows in one transaction; queue on commit."""
+    team, phase = submission.team, submission.phase
+    with transaction.atomic():
+        if not force:
+            if not quota_lock(team=team, phase=phase):  # the lock is the transaction's first statement
+                raise _NoQuotaRow
+            quota_reserve(team=team, phase=phase, at=now)
+        submission.queued_at = timezone.now()
+        submission.save()
+        files = SubmissionFile.objects.bulk_create(
+            SubmissionFile(
+                submission=submission,
+                name=f.name,
+                subtask=f.subtask,
+                trained_on=trained[f.subtask],
+                sha256=f.sha256,
+                num_predictions=len(f.predictions),
+            )
+            for f in parsed.files
+        )
+        _send(submission)
+    return files
+
+
+def _cached(queryset: QuerySet, rows: list) -> QuerySet:
+    """``queryset`` already evaluated to ``rows`` (what ``prefetch_related`` stores), so reading it costs no query."""
+    queryset._result_cache = list(rows)
+    queryset._prefetch_done = True
+    return queryset
 
 
 def _check_window(*, phase: Phase, at: dt.datetime) -> None:

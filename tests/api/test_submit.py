@@ -37,6 +37,18 @@ def test_valid_upload_is_stored_and_queued(alice, example_zip):
     assert body["sha256"] == submission.sha256
 
 
+def test_upload_answer_equals_the_stored_submission_read_back(alice, example_zip):
+    """The 201 body is built from the rows just written, not read back: it must equal a read-back."""
+    user, _ = alice
+    client = token_client(user)
+    _upload(client, "practice", example_zip)  # the team's lock row exists from here on
+    created = _upload(client, "practice", example_zip, system_name="again", trained_on_1=2)
+    assert created.status_code == 201, created.json()
+    fetched = client.get(f"/api/submissions/{created.json()['id']}/").json()
+    assert fetched["status"] == "queued"  # the test's transaction never commits: no task ran
+    assert created.json() == fetched
+
+
 def test_scores_after_scoring_equal_an_independent_count(alice, example_zip, recam_data_dir):
     user, _ = alice
     client = token_client(user)

@@ -71,3 +71,19 @@ def test_a_bad_stored_file_is_a_terminal_explained_failure(queued):
     queued.refresh_from_db()
     assert queued.attempts == 1
     assert "not a valid zip archive" in queued.failure_reason
+
+
+@pytest.mark.django_db(transaction=True)
+def test_scoring_task_closes_an_expired_database_connection_and_no_other_tasks():
+    """Around a scoring task the worker closes a connection past CONN_MAX_AGE (as Django does per request)."""
+    import time
+
+    from celery.signals import task_prerun
+    from django.db import connection
+
+    connection.ensure_connection()
+    connection.close_at = time.monotonic() - 1  # expired
+    task_prerun.send(sender=app.tasks["celery.group"], task_id="t", task=None)
+    assert connection.connection is not None  # another task's signal: left alone
+    task_prerun.send(sender=app.tasks[score_submission.name], task_id="t", task=None)
+    assert connection.connection is None
