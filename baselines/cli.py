@@ -295,29 +295,36 @@ NAMES = {
 @main.command()
 @click.option(
     "--predictions-dir",
+    "predictions_dirs",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     required=True,
-    help="holds <reader>-st<N>/subtask<M>.csv",
+    multiple=True,
+    help="holds <reader>-st<N>/subtask<M>.csv; repeat it (one directory per seed) for mean and spread",
 )
 @click.option("--dev1", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
 @click.option("--dev2", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
-def report(predictions_dir, dev1, dev2, output):
-    """Dev accuracy table: Subtask 1, Subtask 2 and the cross (Subtask 3) results, with the one scorer."""
+def report(predictions_dirs, dev1, dev2, output):
+    """Dev accuracy table: Subtask 1, Subtask 2 and the cross (Subtask 3) results, with the one scorer.
+
+    With several ``--predictions-dir`` (runs that differ only in their seed) each cell is the mean,
+    the sample standard deviation and the range over the runs that have that prediction file.
+    """
     from recam.metrics import SCORER_VERSION, score_predictions
     from recam.submission import parse_submission
 
     gold = {m: {q.id: q.label for q in _read((path,), labels=True)} for m, path in ((1, dev1), (2, dev2))}
 
-    def cell(run: str, subtask: int) -> str:
-        path = predictions_dir / run / f"subtask{subtask}.csv"
-        if not path.is_file():
-            return "-"
+    def accuracy(path: Path, subtask: int) -> float:
         parsed = parse_submission(
             data=path.read_bytes(), filename=path.name, expected_ids={subtask: set(gold[subtask])}
         )
-        result = score_predictions(predictions=parsed.files[0].predictions, gold=gold[subtask])
-        return f"{100 * result.accuracy:.1f}"
+        return 100 * score_predictions(predictions=parsed.files[0].predictions, gold=gold[subtask]).accuracy
+
+    def cell(run: str, subtask: int) -> str:
+        paths = [d / run / f"subtask{subtask}.csv" for d in predictions_dirs]
+        values = [accuracy(path, subtask) for path in paths if path.is_file()]
+        return format_cell(values)
 
     lines = [
         "| baseline | Subtask 1 dev (trained on ST1) | Subtask 2 dev (trained on ST2) | ST1-trained on ST2 dev | ST2-trained on ST1 dev |",
@@ -333,11 +340,34 @@ def report(predictions_dir, dev1, dev2, output):
         if set(cells) != {"-"}:
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines.append("| paper's GA Reader (trained on the full train sets) | 25.1 | 24.3 | | |")
+    runs = "" if len(predictions_dirs) == 1 else (
+        f" Each cell: mean ± sample standard deviation [min-max] over {len(predictions_dirs)} runs "
+        "that differ only in the seed."
+    )
     text = (
         "# Baselines: dev accuracy (%)\n\n"
         + "\n".join(lines)
-        + f"\n\nScorer: `{SCORER_VERSION}`; chance is 20.0.\n"
+        + f"\n\nScorer: `{SCORER_VERSION}`; chance is 20.0.{runs}\n"
     )
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")
     click.echo(text)
+
+
+def format_cell(values: list[float]) -> str:
+    """One accuracy, or mean ± sample sd [min-max] of several; "-" for none.
+
+    >>> format_cell([])
+    '-'
+    >>> format_cell([25.06])
+    '25.1'
+    >>> format_cell([22.0, 24.0, 26.0])
+    '24.0 ± 2.0 [22.0-26.0]'
+    """
+    if not values:
+        return "-"
+    if len(values) == 1:
+        return f"{values[0]:.1f}"
+    mean = sum(values) / len(values)
+    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+    return f"{mean:.1f} ± {sd:.1f} [{min(values):.1f}-{max(values):.1f}]"

@@ -49,6 +49,11 @@ from datagen.stats import question_stats, write_report
 )
 @click.option("--backend", type=click.Choice(["local", "celery"]), default="local", show_default=True)
 @click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    help="Celery backend: seconds to wait for each fold's result (default CELERY_LONG_TASK_TIME_LIMIT).",
+)
+@click.option(
     "--threads", type=click.IntRange(min=1), help="Torch CPU threads (local backend); 1 on a busy machine."
 )
 @click.option("--device", help='Torch device, e.g. "cpu" or "cuda" (default: CUDA when present).')
@@ -66,6 +71,7 @@ def options(
     vectors,
     work_dir,
     backend,
+    timeout,
     threads,
     device,
 ):
@@ -98,13 +104,17 @@ def options(
         vectors=str(Path(vectors).resolve()) if vectors else None,
         device=device,
     )
-    work = Path(work_dir) if work_dir else _default_work_dir(plan)
+    # absolute: the plan and the Celery tasks name it, and a worker runs in a directory of its own
+    work = (Path(work_dir) if work_dir else _default_work_dir(plan)).resolve()
     write_plan(work_dir=work, plan=plan)
     click.echo(f"work dir: {work}")
     groups = by_subtask(candidates)
     jobs = [(s, r, f) for s in groups for r in reader_names for f in range(folds)]
     try:
-        _run_jobs(work=work, jobs=jobs, backend=backend, threads=threads)
+        if backend == "celery":
+            _run_celery(work=work, jobs=jobs, timeout=timeout)
+        else:
+            _run_local(work=work, jobs=jobs, threads=threads)
         _finish(work=work, groups=groups, candidates=candidates, readers=reader_names, output=Path(output))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
@@ -116,28 +126,49 @@ def _default_work_dir(plan: Plan) -> Path:
     return resources.models_dir() / "options" / digest
 
 
-def _run_jobs(*, work: Path, jobs: list[tuple[str, str, int]], backend: str, threads: int | None) -> None:
-    if backend == "local":
-        if threads:
-            import torch
+def _run_local(*, work: Path, jobs: list[tuple[str, str, int]], threads: int | None) -> None:
+    if threads:
+        import torch
 
-            torch.set_num_threads(threads)
-        for subtask, reader, fold in tqdm(jobs, desc="folds", unit="fold"):
-            tqdm.write(f"subtask {subtask}, {reader}, fold {fold}")
-            run_planned_fold(work_dir=work, subtask=subtask, reader=reader, fold=fold, progress=True)
-        return
+        torch.set_num_threads(threads)
+    for subtask, reader, fold in tqdm(jobs, desc="folds", unit="fold"):
+        tqdm.write(f"subtask {subtask}, {reader}, fold {fold}")
+        run_planned_fold(work_dir=work, subtask=subtask, reader=reader, fold=fold, progress=True)
+
+
+def _run_celery(*, work: Path, jobs: list[tuple[str, str, int]], timeout: float | None) -> None:
+    """Send every fold, then wait for each in turn; a failed or silent fold ends the run with its name."""
+    from celery.exceptions import TimeoutError as CeleryTimeoutError
+    from django.conf import settings
+    from kombu.exceptions import OperationalError
+
     from tasks.options import options_queue, options_train_fold
 
     queue = options_queue()
-    pending = [
-        options_train_fold.apply_async(
-            kwargs={"work_dir": str(work), "subtask": s, "reader": r, "fold": f}, queue=queue
-        )
-        for s, r, f in jobs
-    ]
-    click.echo(f"sent {len(pending)} fold trainings to the Celery queue {queue!r}")
-    for result in tqdm(pending, desc="folds", unit="fold"):
-        result.get(propagate=True)
+    timeout = timeout or settings.CELERY_LONG_TASK_TIME_LIMIT
+    sent = []
+    try:
+        for s, r, f in jobs:
+            kwargs = {"work_dir": str(work), "subtask": s, "reader": r, "fold": f}
+            sent.append(
+                (f"subtask {s}, {r}, fold {f}", options_train_fold.apply_async(kwargs=kwargs, queue=queue))
+            )
+    except OperationalError as exc:
+        raise click.ClickException(f"cannot send to the Celery broker (CELERY_BROKER_URL): {exc}") from None
+    click.echo(f"sent {len(sent)} fold trainings to the Celery queue {queue!r}")
+    for where, result in tqdm(sent, desc="folds", unit="fold"):
+        try:
+            result.get(timeout=timeout, propagate=True)
+        except CeleryTimeoutError:
+            raise click.ClickException(
+                f"{where}: no result after {timeout:g} s: is a worker consuming the Celery queue {queue!r}? "
+                f"(python -m celery -A tasks.app worker -Q {queue}). Folds already sent stay queued; "
+                "a rerun reuses the finished ones."
+            ) from None
+        except Exception as exc:  # the worker's exception, re-raised here by Celery: any kind ends the run
+            raise click.ClickException(f"{where} failed on the worker: {type(exc).__name__}: {exc}") from None
+        finally:
+            result.forget()  # the fold's files are in the work dir: nothing to keep in the result backend
 
 
 def _finish(

@@ -2,9 +2,10 @@
 
 A candidate question (one per target word, from ``python -m datagen candidates``) becomes a ReCAM
 question: the top-10 words of each of the three readers form a pool of 30 tokens; word types too close
-to the gold word (GloVe cosine > 0.85), its WordNet synonyms (all senses) and the gold itself are
-dropped; the 4 most frequent remaining types plus the gold give the 5 options, the gold at a seeded
-position. Every written question passes :func:`check_question`.
+to the gold word (GloVe cosine > 0.85), its WordNet synonyms (all senses), its derived forms
+(``economy``/``economic``) and the gold itself are dropped; the 4 most frequent remaining types plus
+the gold give the 5 options, the gold at a seeded position. Every written question passes
+:func:`check_question`.
 
 External resources (the WordNet reader, the word vectors) are parameters, so tests pass small ones.
 """
@@ -15,10 +16,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
+from datagen.wordforms import is_derived_form, lemma_forms, synonyms
 from recam.records import NUM_OPTIONS, PLACEHOLDER, Question
 
 SIMILARITY_THRESHOLD = 0.85
@@ -117,40 +118,18 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
-def lemma_forms(word: str, *, wordnet) -> frozenset[str]:
-    """The word and its WordNet base forms for every part of speech (``policies`` -> ``policy``)."""
-    return _lemma_forms(word.lower().strip(), wordnet)
-
-
-@lru_cache(maxsize=200_000)
-def _lemma_forms(word: str, wordnet) -> frozenset[str]:
-    forms = {word}
-    for pos in ("n", "v", "a", "r"):
-        base = wordnet.morphy(word, pos)
-        if base:
-            forms.add(base.lower())
-    return frozenset(forms)
-
-
-def synonyms(word: str, *, wordnet) -> frozenset[str]:
-    """Every lemma of every synset of ``word`` (all senses, all parts of speech), lower-cased."""
-    return _synonyms(word.lower().strip(), wordnet)
-
-
-@lru_cache(maxsize=50_000)
-def _synonyms(word: str, wordnet) -> frozenset[str]:
-    names: set[str] = set()
-    for synset in wordnet.synsets(word.replace(" ", "_")):
-        names.update(lemma.name().replace("_", " ").lower() for lemma in synset.lemmas())
-    return frozenset(names)
-
-
 def exclusion_reason(*, word: str, gold: str, wordnet, vectors: Similarity | None) -> str | None:
-    """Why ``word`` may not be an option next to ``gold`` ("gold", "synonym", "similar"), or None."""
+    """Why ``word`` may not be an option next to ``gold`` ("gold", "synonym", "form", "similar"), or None.
+
+    The first reason that applies, in that order: another inflection of the gold, a WordNet synonym,
+    a derived form (:func:`datagen.wordforms.is_derived_form`), a GloVe neighbour.
+    """
     if lemma_forms(word, wordnet=wordnet) & lemma_forms(gold, wordnet=wordnet):
         return "gold"
     if lemma_forms(word, wordnet=wordnet) & synonyms(gold, wordnet=wordnet):
         return "synonym"
+    if is_derived_form(word=word, gold=gold, wordnet=wordnet):
+        return "form"
     if vectors is not None:
         cosine = vectors.cosine(word, gold)
         if cosine is not None and cosine > SIMILARITY_THRESHOLD:
@@ -212,8 +191,8 @@ def check_question(*, question: Question, gold: str, wordnet) -> list[str]:
     """Problems that forbid writing ``question`` (empty list: it may be written).
 
     The enforced checks: 5 distinct options; the gold among them exactly once and at ``label``; no
-    other option equal to (lemma-insensitive) or a WordNet synonym of the gold; the gold word absent
-    from the article, lemma-insensitive (§3.4).
+    other option equal to (lemma-insensitive), a WordNet synonym of or a derived form of the gold; the
+    gold word absent from the article, lemma-insensitive (§3.4).
     """
     problems: list[str] = []
     options = [o.strip().lower() for o in question.options]
@@ -234,6 +213,8 @@ def check_question(*, question: Question, gold: str, wordnet) -> list[str]:
             problems.append("option-equals-gold")
         elif forms & gold_synonyms:
             problems.append("option-synonym-of-gold")
+        elif is_derived_form(word=option, gold=gold_key, wordnet=wordnet):
+            problems.append("option-form-of-gold")
     if gold_in_article(gold=gold_key, article=question.article, wordnet=wordnet):
         problems.append("gold-in-article")
     return problems

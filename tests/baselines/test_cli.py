@@ -52,3 +52,25 @@ def test_train_turns_an_encoder_input_error_into_a_usage_error(tmp_path, trial_p
     assert result.exit_code == 1, result.output
     assert "Error: train_encoder: the training set is empty" in result.output
     assert not isinstance(result.exception, ValueError)
+
+
+def test_report_over_several_seeds_gives_mean_sd_and_range(tmp_path, dev_path):
+    dev = read_questions(dev_path)[:10]
+    dev_file = tmp_path / "dev.jsonl"
+    write_questions(dev_file, dev, with_ids=False)
+    ids = [q.id for q in read_questions(dev_file)]
+    gold = [q.label for q in read_questions(dev_file)]
+    dirs = []
+    for seed, right in (("s1", 2), ("s2", 4), ("s3", 6)):  # 20%, 40%, 60% on Subtask 1 dev
+        run = tmp_path / seed / "ga-st1"
+        run.mkdir(parents=True)
+        labels = [g if i < right else (g + 1) % 5 for i, g in enumerate(gold)]
+        (run / "subtask1.csv").write_text("".join(f"{i},{lab}\n" for i, lab in zip(ids, labels, strict=True)))
+        dirs += ["--predictions-dir", str(tmp_path / seed)]
+    out = tmp_path / "report.md"
+    args = ["report", *dirs, "--dev1", str(dev_file), "--dev2", str(dev_file), "--output", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    row = next(line for line in out.read_text().splitlines() if line.startswith("| GA Reader"))
+    assert row.split(" | ")[1] == "40.0 ± 20.0 [20.0-60.0]"
+    assert "over 3 runs" in out.read_text()

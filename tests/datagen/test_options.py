@@ -58,7 +58,10 @@ def test_exclusion_reasons_cover_gold_synonyms_and_similar_words(wordnet, vector
     assert reason("big") == "gold"
     assert reason("Big") == "gold"
     assert reason("policies", gold="policy") == "gold"  # same WordNet base form
+    assert reason("losses", gold="loss") == "gold"  # "losses" is a WordNet noun too: every analysis counts
     assert reason("large") == "synonym"  # big.a.01 has the lemma "large"
+    assert reason("bigness") == "form"  # WordNet derivational link, no synonym, no vector
+    assert reason("economic", gold="economy") == "form"
     assert reason("huge") == "similar"
     assert reason("tiny") is None
     assert reason("wide") is None  # no vector: the similarity filter cannot judge it
@@ -143,6 +146,24 @@ def test_check_question_accepts_a_valid_question(wordnet):
 def test_check_question_rejects_bad_questions(wordnet, options, label, article, problem):
     question = _question(options, label=label, article=article)
     assert problem in check_question(question=question, gold="policy", wordnet=wordnet)
+
+
+def test_check_question_rejects_a_derived_form_of_the_gold(wordnet):
+    question = _question(("economy", "meeting", "economic", "city", "school"))
+    assert check_question(question=question, gold="economy", wordnet=wordnet) == ["option-form-of-gold"]
+    question = _question(("success", "meeting", "money", "city", "successful"))
+    assert check_question(question=question, gold="success", wordnet=wordnet) == ["option-form-of-gold"]
+
+
+def test_derived_forms_never_reach_the_options_and_are_counted(wordnet):
+    pool = [["economic", "growth", "economist", "budget"], ["economic", "tax"], ["crisis", "market"]]
+    chosen = select_distractors(pool=pool, gold="economy", wordnet=wordnet, vectors=None)
+    # "economic" is the most frequent type but a form of the gold; then best rank, then alphabetical
+    assert chosen == ["crisis", "growth", "market", "tax"]
+    candidate = Candidate(id=0, article=ARTICLE, question="The @placeholder grew .", answer="economy")
+    built = build_dataset(candidates=[candidate], pools={0: pool}, wordnet=wordnet, vectors=None, seed=13)
+    assert built.excluded == Counter({"form": 2})  # economic, economist: word types, counted once each
+    assert set(built.questions[0].options) == {"economy", "crisis", "growth", "market", "tax"}
 
 
 def test_build_dataset_drops_and_counts_failing_questions(wordnet, vectors, tmp_path):
