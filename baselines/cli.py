@@ -194,23 +194,47 @@ def prior(model, train_files, exclude_files, input_file, threads):
     click.echo(json.dumps({"model": str(model), "center_query": reader.config.center_query, **result}))
 
 
-def predict_questions(
+def option_probabilities(
     *, model: Path, questions: list[Question], device: str | None = None, last_epoch: bool = False
-) -> list[int]:
-    """Option indices from a saved baseline of either kind (reader or encoder)."""
+):
+    """Softmax over each question's five options from a saved baseline. Shape: (num_questions, 5)."""
     if (model / "meta.json").is_file():
         from baselines.data import from_question
         from baselines.training import TrainedReader
 
         reader = TrainedReader.load(model, device=device, last_epoch=last_epoch)
-        return reader.predict(examples=[from_question(q) for q in questions])
-    from baselines.encoder import predict_encoder
+        return reader.probabilities(examples=[from_question(q) for q in questions])
+    from baselines.encoder import encoder_probabilities
 
-    return predict_encoder(model_dir=model, questions=questions, device=device)
+    return encoder_probabilities(model_dir=model, questions=questions, device=device)
+
+
+def ensemble_predictions(
+    *,
+    models: tuple[Path, ...],
+    questions: list[Question],
+    device: str | None = None,
+    last_epoch: bool = False,
+) -> list[int]:
+    """The option with the highest mean probability over ``models`` (one model: its own arg-max)."""
+    total = None
+    for model in models:
+        probabilities = option_probabilities(
+            model=model, questions=questions, device=device, last_epoch=last_epoch
+        )
+        total = probabilities if total is None else total + probabilities
+    return total.argmax(dim=-1).tolist()
 
 
 @main.command()
-@click.option("--model", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True)
+@click.option(
+    "--model",
+    "models",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    required=True,
+    multiple=True,
+    help="a saved baseline; repeat it for an ensemble (mean of the option probabilities)",
+)
 @click.option(
     "--input", "input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True
 )
@@ -220,14 +244,16 @@ def predict_questions(
 @click.option("--device", default=None)
 @click.option("--threads", type=int, default=1)
 @click.option("--last-epoch", is_flag=True, help="readers: the final epoch's weights, not the selected epoch")
-def predict(model, input_file, output, device, threads, last_epoch):
+def predict(models, input_file, output, device, threads, last_epoch):
     """Write the official ``id,label`` file (no header) for every question of --input."""
     _threads(threads)
     from recam.submission import write_predictions
 
     questions = _read((input_file,), labels=False)
     try:
-        labels = predict_questions(model=model, questions=questions, device=device, last_epoch=last_epoch)
+        labels = ensemble_predictions(
+            models=models, questions=questions, device=device, last_epoch=last_epoch
+        )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -340,9 +366,13 @@ def report(predictions_dirs, dev1, dev2, output):
         if set(cells) != {"-"}:
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines.append("| paper's GA Reader (trained on the full train sets) | 25.1 | 24.3 | | |")
-    runs = "" if len(predictions_dirs) == 1 else (
-        f" Each cell: mean ± sample standard deviation [min-max] over {len(predictions_dirs)} runs "
-        "that differ only in the seed."
+    runs = (
+        ""
+        if len(predictions_dirs) == 1
+        else (
+            f" Each cell: mean ± sample standard deviation [min-max] over {len(predictions_dirs)} runs "
+            "that differ only in the seed."
+        )
     )
     text = (
         "# Baselines: dev accuracy (%)\n\n"

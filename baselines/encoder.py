@@ -88,17 +88,33 @@ def _logits(model, batch: dict[str, torch.Tensor], device: str) -> torch.Tensor:
 
 
 def _predict(*, model, tokenizer, questions, max_length, batch_size, device, progress=False) -> list[int]:
+    probabilities = _probabilities(
+        model=model,
+        tokenizer=tokenizer,
+        questions=questions,
+        max_length=max_length,
+        batch_size=batch_size,
+        device=device,
+        progress=progress,
+    )
+    return probabilities.argmax(dim=-1).tolist()
+
+
+def _probabilities(
+    *, model, tokenizer, questions, max_length, batch_size, device, progress=False
+) -> torch.Tensor:
+    """Softmax over the five options of each question. Shape: (num_questions, num_choices)."""
     from tqdm import tqdm
 
     model.eval()
-    predictions: list[int] = []
+    rows: list[torch.Tensor] = []
     starts = range(0, len(questions), batch_size)
     with torch.no_grad():
         for start in tqdm(starts, desc="predict", disable=not progress):
             chunk = questions[start : start + batch_size]
             batch = encode_questions(tokenizer=tokenizer, questions=chunk, max_length=max_length)
-            predictions.extend(_logits(model, batch, device).argmax(dim=-1).tolist())
-    return predictions
+            rows.append(torch.softmax(_logits(model, batch, device), dim=-1).cpu())
+    return torch.cat(rows) if rows else torch.zeros(0, NUM_OPTIONS)
 
 
 def _save_checkpoint(path: Path, state: dict) -> None:
@@ -285,6 +301,16 @@ def predict_encoder(
     *, model_dir: Path, questions: Sequence[Question], device: str | None = None, batch_size: int = 16
 ) -> list[int]:
     """The predicted option index (0-4) for each question, from a model saved by ``train_encoder``."""
+    probabilities = encoder_probabilities(
+        model_dir=model_dir, questions=questions, device=device, batch_size=batch_size
+    )
+    return probabilities.argmax(dim=-1).tolist()
+
+
+def encoder_probabilities(
+    *, model_dir: Path, questions: Sequence[Question], device: str | None = None, batch_size: int = 16
+) -> torch.Tensor:
+    """Option probabilities (softmax over the five) per question. Shape: (num_questions, 5)."""
     model_dir = Path(model_dir)
     manifest_path = model_dir / MANIFEST
     if not manifest_path.is_file():
@@ -292,7 +318,7 @@ def predict_encoder(
     settings = json.loads(manifest_path.read_text(encoding="utf-8"))["settings"]
     device = pick_device(device)
     tokenizer, model = _load(model_dir, device)
-    return _predict(
+    return _probabilities(
         model=model,
         tokenizer=tokenizer,
         questions=list(questions),

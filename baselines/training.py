@@ -33,6 +33,7 @@ from baselines.data import (
 from baselines.device import pick_device
 from baselines.readers import READERS, ReaderBase, ReaderBatch, build_reader
 from recam.metrics import accuracy
+from recam.records import NUM_OPTIONS
 
 FORMAT_VERSION = "recam-reader-1"
 
@@ -234,9 +235,16 @@ class TrainedReader:
     # -- public use --------------------------------------------------------------------------------
     def predict(self, *, examples: Sequence[ClozeExample]) -> list[int]:
         """The index of the best option of each example (multiple-choice use)."""
+        return self.probabilities(examples=examples).argmax(dim=-1).tolist()
+
+    def probabilities(self, *, examples: Sequence[ClozeExample]) -> torch.Tensor:
+        """Softmax over each example's options (multiple-choice use). Shape: (num_examples, 5)."""
         examples = check_examples(examples, need="options")
         encoded = self.encode(examples, mode="mc", grow=True)
-        return [int(logits.argmax()) for logits in self._logits(encoded, mode="mc")]
+        logits = self._logits(encoded, mode="mc")
+        if not logits:
+            return torch.zeros(0, NUM_OPTIONS)
+        return torch.softmax(torch.stack(logits), dim=-1)
 
     def rank(self, *, examples: Sequence[ClozeExample], top_k: int) -> list[list[tuple[str, float]]]:
         """The ``top_k`` candidates of each example with their probabilities (candidate-set use)."""

@@ -74,3 +74,38 @@ def test_report_over_several_seeds_gives_mean_sd_and_range(tmp_path, dev_path):
     row = next(line for line in out.read_text().splitlines() if line.startswith("| GA Reader"))
     assert row.split(" | ")[1] == "40.0 ± 20.0 [20.0-60.0]"
     assert "over 3 runs" in out.read_text()
+
+
+def test_predict_with_several_models_averages_their_option_probabilities(tmp_path, trial_path, dev_path):
+    from baselines.cli import ensemble_predictions, option_probabilities
+
+    train_file, dev_file = tmp_path / "train.jsonl", tmp_path / "dev.jsonl"
+    write_questions(train_file, read_questions(trial_path)[:24], with_ids=False)
+    dev = read_questions(dev_path)[:12]
+    write_questions(dev_file, dev, with_ids=False)
+    dev = read_questions(dev_file)
+    runner = CliRunner()
+    models = []
+    for seed in (1, 2):
+        model = tmp_path / f"model-{seed}"
+        args = ["train", "--reader", "att", "--train", str(train_file), "--output", str(model)]
+        args += ["--epochs", "1", "--hidden", "8", "--max-length", "40", "--seed", str(seed), "--quiet"]
+        result = runner.invoke(main, args)
+        assert result.exit_code == 0, result.output
+        models.append(model)
+    probs = [option_probabilities(model=m, questions=dev) for m in models]
+    for p in probs:
+        assert p.shape == (12, 5)
+        assert abs(float(p.sum(dim=1).mean()) - 1.0) < 1e-5
+    assert not bool((probs[0] - probs[1]).abs().max() < 1e-6)  # the seeds differ
+    expected = (probs[0] + probs[1]).argmax(dim=1).tolist()
+    assert ensemble_predictions(models=tuple(models), questions=dev) == expected
+    assert ensemble_predictions(models=(models[0],), questions=dev) == probs[0].argmax(dim=1).tolist()
+    out = tmp_path / "subtask1.csv"
+    args = ["predict", "--model", str(models[0]), "--model", str(models[1]), "--input", str(dev_file)]
+    result = runner.invoke(main, [*args, "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    parsed = parse_submission(
+        data=out.read_bytes(), filename="subtask1.csv", expected_ids={1: {q.id for q in dev}}
+    )
+    assert [parsed.files[0].predictions[q.id] for q in dev] == expected
