@@ -8,7 +8,7 @@ import click
 
 from recam.records import Question, dedupe_against, read_questions
 
-READER_CHOICES = ("ga", "att", "att-gloss", "encoder")
+READER_CHOICES = ("ga", "att", "att-gloss", "encoder", "encoder-mlm")
 
 
 def _read(paths: tuple[Path, ...], *, labels: bool) -> list[Question]:
@@ -25,6 +25,28 @@ def _threads(count: int) -> None:
     import torch
 
     torch.set_num_threads(max(1, count))
+
+
+def adaptation_texts(paths: tuple[Path, ...], *, exclude: set[str]) -> list[str]:
+    """Distinct texts of jsonl files (``document`` or ``article``), minus ``exclude``, in file order."""
+    texts: list[str] = []
+    seen = set(exclude)
+    for path in paths:
+        with path.open(encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise click.ClickException(f"{path}:{number}: not JSON ({exc.msg})") from None
+                text = record.get("document") or record.get("article") if isinstance(record, dict) else None
+                if not isinstance(text, str) or not text.strip():
+                    raise click.ClickException(f"{path}:{number}: no 'document' or 'article' text")
+                if text not in seen:
+                    seen.add(text)
+                    texts.append(text)
+    return texts
 
 
 @click.group()
@@ -118,6 +140,21 @@ def train(
         questions = dedupe_against(questions, exclude=_read(exclude_files, labels=False))
         click.echo(f"training on {len(questions)} of {before} questions after de-duplication", err=True)
     dev = _read((dev_file,), labels=True) if dev_file else None
+    if reader == "encoder-mlm":
+        from baselines.encoder_mlm import train_encoder_mlm
+
+        try:
+            metrics = train_encoder_mlm(
+                train=questions, dev=dev, output_dir=output, model_dir=encoder_model,
+                epochs=epochs if epochs is not None else 3.0, max_length=max_length or 256,
+                batch_size=batch_size or 8, lr=lr or 3e-5,
+                time_budget_s=time_budget_s if time_budget_s is not None else 900.0, seed=seed,
+                device=device, progress=not quiet,
+            )  # fmt: skip
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(json.dumps({k: v for k, v in metrics.items() if k != "losses"}, indent=1))
+        return
     if reader == "encoder":
         from baselines.encoder import train_encoder
 
@@ -154,6 +191,47 @@ def train(
     trained.info["train_files"] = [str(p) for p in train_files]
     trained.save(output)
     click.echo(json.dumps({k: trained.info[k] for k in ("best_epoch", "history", "train_seconds")}, indent=1))
+
+
+@main.command()
+@click.option(
+    "--text",
+    "text_files",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    multiple=True,
+    required=True,
+    help="unlabelled jsonl: XSum 'document' or ReCAM 'article' per line (repeat for several files)",
+)
+@click.option(
+    "--exclude",
+    "exclude_files",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    multiple=True,
+    help="ReCAM files whose articles must not be used (the dev and test sets)",
+)
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--seconds", type=float, default=1500.0, show_default=True, help="length of the MLM stage")
+@click.option("--lr", type=float, default=1e-4, show_default=True)
+@click.option("--seed", type=int, default=13)
+@click.option("--encoder-model", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None)
+@click.option("--device", default=None)
+@click.option("--threads", type=int, default=1)
+@click.option("--quiet", is_flag=True)
+def adapt(text_files, exclude_files, output, seconds, lr, seed, encoder_model, device, threads, quiet):
+    """Masked-language-model adaptation of the encoder (stage 1 of --reader encoder-mlm)."""
+    _threads(threads)
+    from baselines.encoder_mlm import adapt_encoder
+
+    texts = adaptation_texts(text_files, exclude={q.article for q in _read(exclude_files, labels=False)})
+    click.echo(f"adapting on {len(texts)} distinct texts from {len(text_files)} file(s)", err=True)
+    try:
+        metrics = adapt_encoder(
+            texts=texts, output_dir=output, seconds=seconds, model_dir=encoder_model, lr=lr, seed=seed,
+            device=device, progress=not quiet,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps({k: v for k, v in metrics.items() if k != "losses"}, indent=1))
 
 
 @main.command()
@@ -198,6 +276,10 @@ def option_probabilities(
     *, model: Path, questions: list[Question], device: str | None = None, last_epoch: bool = False
 ):
     """Softmax over each question's five options from a saved baseline. Shape: (num_questions, 5)."""
+    from baselines.encoder_mlm import encoder_mlm_probabilities, is_encoder_mlm
+
+    if is_encoder_mlm(model):
+        return encoder_mlm_probabilities(model_dir=model, questions=questions, device=device)
     if (model / "meta.json").is_file():
         from baselines.data import from_question
         from baselines.training import TrainedReader
@@ -315,6 +397,7 @@ NAMES = {
     "att": "Attentive Reader",
     "att-gloss": "Attentive Reader + gloss",
     "encoder": "MiniLM encoder (multiple choice)",
+    "encoder-mlm": "MiniLM encoder (masked word, MLM-adapted)",
 }
 
 

@@ -2,7 +2,9 @@
 # `make baselines`: train every baseline on the trial sets (de-duplicated against the test and dev sets),
 # score them on the dev sets with the one scorer, write var/baselines/report.md, and enter each one on
 # the practice leaderboards as a baseline row. Reruns resume: finished trainings are reused.
-# Settings (env): RECAM_DATA_DIR, BASELINES_DIR (var/baselines), READERS ("ga att att-gloss encoder"),
+# Settings (env): RECAM_DATA_DIR, XSUM_PATH, BASELINES_DIR (var/baselines),
+# READERS ("ga att att-gloss encoder encoder-mlm"), ADAPT_SECONDS (1500, the MLM stage of encoder-mlm,
+# shared by both subtasks), ENCODER_MLM_BUDGET_S (900 per subtask),
 # READER_EPOCHS (4), READER_MAX_TOKENS (250), READER_BUDGET_S (720 per run), ENCODER_BUDGET_S (3600),
 # SEED (13), READER_CENTER_QUERY (1; 0 trains the readers without query centring, the paper-literal
 # scoring, see docs/baselines.md), BASELINES_SUBMIT (1; 0 skips the leaderboard step).
@@ -11,7 +13,8 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 DATA=${RECAM_DATA_DIR:-../shared/data/recam}
 OUT=${BASELINES_DIR:-var/baselines}
-READERS=${READERS:-"ga att att-gloss encoder"}
+READERS=${READERS:-"ga att att-gloss encoder encoder-mlm"}
+XSUM=${XSUM_PATH:-../shared/data/xsum/xsum_test_1k.jsonl}
 SEED=${SEED:-13}
 export NLTK_DATA=${NLTK_DATA:-$PWD/var/nltk_data} HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 TRIAL_1=$DATA/trail_data/Task_1_Imperceptibility.jsonl
@@ -21,7 +24,19 @@ DEV_2=$DATA/training_data/Task_2_dev.jsonl
 EXCLUDE=()
 for f in "$DATA"/test_data/Task_*_test.jsonl "$DEV_1" "$DEV_2"; do [ -f "$f" ] && EXCLUDE+=(--exclude "$f"); done
 mkdir -p "$OUT/logs" "$OUT/models" "$OUT/predictions"
-declare -A NAME=([ga]="GA Reader" [att]="Attentive Reader" [att-gloss]="Attentive Reader + gloss" [encoder]="MiniLM encoder")
+declare -A NAME=([ga]="GA Reader" [att]="Attentive Reader" [att-gloss]="Attentive Reader + gloss" [encoder]="MiniLM encoder"
+  [encoder-mlm]="MiniLM encoder (masked word)")
+
+if [[ " $READERS " == *" encoder-mlm "* ]]; then
+  # stage 1 of encoder-mlm, once for both subtasks: MLM on XSum documents + trial articles (never dev/test)
+  echo "== adapting the encoder (masked-language modelling, ${ADAPT_SECONDS:-1500} s)" >&2
+  TEXTS=()
+  [ -f "$XSUM" ] && TEXTS+=(--text "$XSUM")
+  for f in "$DATA"/trail_data/Task_*.jsonl; do TEXTS+=(--text "$f"); done
+  nice -n 10 $PYTHON -m baselines adapt "${TEXTS[@]}" "${EXCLUDE[@]}" --output "$OUT/models/encoder-mlm-adapted" \
+    --seconds "${ADAPT_SECONDS:-1500}" --seed "$SEED" --threads "${ENCODER_THREADS:-1}" --quiet \
+    > "$OUT/logs/encoder-mlm-adapt.log" 2>&1 || { echo "adaptation failed: see $OUT/logs/encoder-mlm-adapt.log" >&2; exit 1; }
+fi
 
 for n in 1 2; do
   trial_var=TRIAL_$n
@@ -30,6 +45,9 @@ for n in 1 2; do
     echo "== training $run" >&2
     if [ "$reader" = encoder ]; then
       extra=(--time-budget "${ENCODER_BUDGET_S:-3600}")
+    elif [ "$reader" = encoder-mlm ]; then
+      extra=(--time-budget "${ENCODER_MLM_BUDGET_S:-900}" --encoder-model "$OUT/models/encoder-mlm-adapted"
+        --threads "${ENCODER_THREADS:-1}")
     else
       extra=(--epochs "${READER_EPOCHS:-4}" --max-length "${READER_MAX_TOKENS:-250}" --time-budget "${READER_BUDGET_S:-720}")
       if [ "${READER_CENTER_QUERY:-1}" = 1 ]; then extra+=(--center-query); else extra+=(--no-center-query); fi

@@ -1,0 +1,309 @@
+"""Masked-word encoder baseline: each option scored at a ``[MASK]`` put where ``@placeholder`` is.
+
+ReCAM is a cloze. ``AutoModelForMultipleChoice`` (baselines/encoder.py) must learn a new classifier
+over ``[CLS]`` from under a thousand questions and stays near chance on a CPU budget. Here the
+question, with ``[MASK]`` in place of ``@placeholder``, is paired with the article, and an option's
+score is the masked-language-model logit of its word pieces at the mask (mean over its pieces), so the
+task uses the encoder's own token space. ``AutoModelForMaskedLM`` over any local encoder: one with a
+pretrained MLM head (bert-base-uncased via ENCODER_MODEL) can be fine-tuned directly.
+
+The packaged MiniLM is a sentence-embedding model: its MLM head is missing (newly initialised, the
+decoder tied to the input embeddings) and its token states no longer predict masked words. So:
+
+1. ``adapt_encoder`` (``python -m baselines adapt``): masked-language modelling on unlabelled news
+   text (the XSum documents and the trial articles, never dev or test) for a fixed time;
+2. ``train_encoder_mlm`` (``train --reader encoder-mlm --encoder-model ADAPTED``): cross-entropy
+   over the five options' scores on the labelled training questions.
+
+Both stages checkpoint (every few minutes, on interruption) and resume; each saved directory holds
+the weights, the tokenizer and ``manifest.json`` (versions, settings, sha256 of every input, metrics,
+and for stage 2 the manifest of the adapted base).
+"""
+
+import json
+import math
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+from baselines.device import pick_device
+from baselines.encoder import MANIFEST, questions_sha256
+from baselines.mlm_run import MaskedLMRun, texts_sha256
+from recam.metrics import SCORER_VERSION, accuracy
+from recam.records import NUM_OPTIONS, PLACEHOLDER, Question
+
+ENCODER_MLM_VERSION = "encoder-mlm-1.0"
+ADAPTED_VERSION = "encoder-mlm-adapted-1.0"
+CHUNK = 128  # word pieces per adaptation sequence
+MASK_PROBABILITY = 0.15
+
+
+def adaptation_chunks(*, tokenizer, texts: Sequence[str], length: int = CHUNK) -> list[list[int]]:
+    """Texts cut into ``[CLS] ... [SEP]`` sequences of at most ``length`` pieces (short tails dropped)."""
+    body = length - 2
+    chunks = []
+    for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]:
+        for start in range(0, len(ids), body):
+            piece = ids[start : start + body]
+            if len(piece) >= 16:
+                chunks.append([tokenizer.cls_token_id, *piece, tokenizer.sep_token_id])
+    return chunks
+
+
+def mask_chunks(
+    *, tokenizer, chunks: Sequence[list[int]], generator: torch.Generator
+) -> dict[str, torch.Tensor]:
+    """A padded MLM batch: 15% of the non-special pieces replaced by ``[MASK]`` and predicted."""
+    width = max(len(c) for c in chunks)
+    ids = torch.full((len(chunks), width), tokenizer.pad_token_id)  # Shape: (batch, width)
+    attention = torch.zeros_like(ids)
+    for row, chunk in enumerate(chunks):
+        ids[row, : len(chunk)] = torch.tensor(chunk)
+        attention[row, : len(chunk)] = 1
+    special = torch.tensor(sorted(set(tokenizer.all_special_ids)))
+    maskable = (attention == 1) & ~torch.isin(ids, special)
+    chosen = maskable & (torch.rand(ids.shape, generator=generator) < MASK_PROBABILITY)
+    labels = torch.where(chosen, ids, torch.full_like(ids, -100))  # -100: not predicted
+    return {
+        "input_ids": ids.masked_fill(chosen, tokenizer.mask_token_id),
+        "attention_mask": attention,
+        "labels": labels,
+    }
+
+
+def option_scores(
+    *, model, tokenizer, questions: Sequence[Question], max_length: int, device: str
+) -> torch.Tensor:
+    """MLM logits of each option at the mask (mean over its pieces). Shape: (batch, 5)."""
+    firsts = [q.question.replace(PLACEHOLDER, tokenizer.mask_token, 1) for q in questions]
+    batch = tokenizer(
+        firsts,
+        [q.article for q in questions],
+        truncation="only_second",
+        max_length=max_length,
+        padding="longest",
+        return_tensors="pt",
+    ).to(device)
+    logits = model(**batch).logits  # Shape: (batch, seq_len, vocab)
+    position = (batch["input_ids"] == tokenizer.mask_token_id).int().argmax(dim=1)  # Shape: (batch,)
+    at_mask = logits[torch.arange(len(questions), device=device), position]  # Shape: (batch, vocab)
+    rows = []
+    for i, q in enumerate(questions):
+        pieces = tokenizer(list(q.options), add_special_tokens=False)["input_ids"]
+        rows.append(
+            torch.stack(
+                [
+                    at_mask[i, torch.tensor(p or [tokenizer.unk_token_id], device=device)].mean()
+                    for p in pieces
+                ]
+            )
+        )
+    return torch.stack(rows)  # Shape: (batch, 5)
+
+
+def adapt_encoder(
+    *,
+    texts: Sequence[str],
+    output_dir: Path,
+    seconds: float,
+    model_dir: Path | None = None,
+    lr: float = 1e-4,
+    batch_size: int = 16,
+    seed: int = 13,
+    device: str | None = None,
+    progress: bool = True,
+) -> dict:
+    """Stage 1: masked-language modelling on ``texts`` for ``seconds`` (summed over resumed runs).
+
+    Saves an ``AutoModelForMaskedLM`` directory that ``train_encoder_mlm(model_dir=...)`` starts from.
+    """
+    from tqdm import tqdm
+
+    if not texts or seconds <= 0:
+        raise ValueError("adapt_encoder: needs texts and seconds > 0")
+    settings = {
+        "texts": len(texts),
+        "texts_sha256": texts_sha256(texts),
+        "seconds": seconds,
+        "lr": lr,
+        "batch_size": batch_size,
+        "seed": seed,
+    }
+    run = MaskedLMRun.start(
+        output_dir=output_dir,
+        model_dir=model_dir,
+        settings=settings,
+        device=device,
+        seed=seed,
+        kind=ADAPTED_VERSION,
+        lr=lr,
+    )
+    if run.finished is not None:
+        return run.finished
+    chunks = adaptation_chunks(tokenizer=run.tokenizer, texts=texts)
+    per_epoch = math.ceil(len(chunks) / batch_size)
+    state = run.state
+    started = time.monotonic() - state["elapsed"]
+    bar = tqdm(desc="adapt (MLM)", unit="step", initial=state["step"], disable=not progress)
+    with run.checkpointing():
+        while state["elapsed"] < seconds:
+            epoch, position = divmod(state["step"], per_epoch)
+            order = list(range(len(chunks)))
+            random.Random(f"{seed}:adapt:{epoch}").shuffle(order)
+            rows = [chunks[i] for i in order[position * batch_size : (position + 1) * batch_size]]
+            generator = torch.Generator().manual_seed(seed * 1_000_003 + state["step"])  # resumable masking
+            batch = mask_chunks(tokenizer=run.tokenizer, chunks=rows, generator=generator)
+            loss = run.model(**{k: v.to(run.device) for k, v in batch.items()}).loss
+            run.update(loss, clip=False)
+            state["elapsed"] = time.monotonic() - started
+            bar.update(1)
+            bar.set_postfix(loss=f"{sum(state['losses'][-50:]) / len(state['losses'][-50:]):.3f}")
+    bar.close()
+    metrics = {
+        "steps": state["step"],
+        "epochs_done": round(state["step"] / per_epoch, 3),
+        "seconds": round(state["elapsed"], 1),
+        "chunks": len(chunks),
+        "losses": state["losses"],
+    }
+    return run.finish(metrics)
+
+
+def train_encoder_mlm(
+    *,
+    train: Sequence[Question],
+    dev: Sequence[Question] | None,
+    output_dir: Path,
+    model_dir: Path | None = None,
+    epochs: float = 3.0,
+    max_length: int = 256,
+    batch_size: int = 8,
+    lr: float = 3e-5,
+    time_budget_s: float | None = None,
+    seed: int = 13,
+    device: str | None = None,
+    progress: bool = True,
+) -> dict:
+    """Stage 2: fine-tune the five options' masked-word scores (cross-entropy); save; return metrics.
+
+    ``model_dir``: the encoder, or a directory saved by ``adapt_encoder``. ``time_budget_s`` bounds
+    the training wall time (summed over resumed runs).
+    """
+    from tqdm import tqdm
+
+    if not train or any(q.label is None for q in train):
+        raise ValueError("train_encoder_mlm: the training set is empty or has unlabelled questions")
+    settings = {
+        "epochs": epochs,
+        "max_length": max_length,
+        "batch_size": batch_size,
+        "lr": lr,
+        "time_budget_s": time_budget_s,
+        "seed": seed,
+        "train_sha256": questions_sha256(train),
+        "train_size": len(train),
+        "dev_sha256": questions_sha256(dev) if dev else None,
+    }
+    run = MaskedLMRun.start(
+        output_dir=output_dir,
+        model_dir=model_dir,
+        settings=settings,
+        device=device,
+        seed=seed,
+        kind=ENCODER_MLM_VERSION,
+        lr=lr,
+    )
+    if run.finished is not None:
+        return run.finished
+    state = run.state
+    per_epoch = math.ceil(len(train) / batch_size)
+    total = max(1, math.ceil(epochs * per_epoch))
+    started = time.monotonic() - state["elapsed"]
+    bar = tqdm(total=total, initial=state["step"], desc="train (options)", disable=not progress)
+    with run.checkpointing():
+        while state["step"] < total and (time_budget_s is None or state["elapsed"] < time_budget_s):
+            epoch, position = divmod(state["step"], per_epoch)
+            order = list(range(len(train)))
+            random.Random(f"{seed}:train:{epoch}").shuffle(order)
+            chunk = [train[i] for i in order[position * batch_size : (position + 1) * batch_size]]
+            scores = option_scores(
+                model=run.model,
+                tokenizer=run.tokenizer,
+                questions=chunk,
+                max_length=max_length,
+                device=run.device,
+            )
+            labels = torch.tensor([q.label for q in chunk], device=run.device)  # Shape: (batch,)
+            run.update(torch.nn.functional.cross_entropy(scores, labels), clip=True)
+            state["elapsed"] = time.monotonic() - started
+            bar.update(1)
+    bar.close()
+    metrics: dict = {
+        "steps": state["step"],
+        "epochs_done": round(state["step"] / per_epoch, 3),
+        "train_seconds": round(state["elapsed"], 1),
+        "losses": state["losses"],
+    }
+    if dev:
+        probabilities = _probabilities(
+            model=run.model,
+            tokenizer=run.tokenizer,
+            questions=list(dev),
+            max_length=max_length,
+            device=run.device,
+            progress=progress,
+        )
+        predictions = probabilities.argmax(dim=-1).tolist()
+        metrics["dev_accuracy"] = accuracy(predictions=predictions, references=[q.label for q in dev])[
+            "accuracy"
+        ]
+        metrics["scorer_version"] = SCORER_VERSION
+    return run.finish(metrics)
+
+
+def _probabilities(
+    *, model, tokenizer, questions, max_length, device, batch_size=16, progress=False
+) -> torch.Tensor:
+    from tqdm import tqdm
+
+    model.eval()
+    rows = []
+    with torch.no_grad():
+        for start in tqdm(range(0, len(questions), batch_size), desc="predict", disable=not progress):
+            chunk = questions[start : start + batch_size]
+            scores = option_scores(
+                model=model, tokenizer=tokenizer, questions=chunk, max_length=max_length, device=device
+            )
+            rows.append(torch.softmax(scores, dim=-1).cpu())
+    return torch.cat(rows) if rows else torch.zeros(0, NUM_OPTIONS)
+
+
+def is_encoder_mlm(model_dir: Path) -> bool:
+    """Whether ``model_dir`` holds a model saved by ``train_encoder_mlm``."""
+    manifest = Path(model_dir) / MANIFEST
+    return (
+        manifest.is_file()
+        and json.loads(manifest.read_text(encoding="utf-8")).get("baseline") == ENCODER_MLM_VERSION
+    )
+
+
+def encoder_mlm_probabilities(
+    *, model_dir: Path, questions: Sequence[Question], device: str | None = None
+) -> torch.Tensor:
+    """Option probabilities from a saved masked-word model. Shape: (num_questions, 5)."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    settings = json.loads((Path(model_dir) / MANIFEST).read_text(encoding="utf-8"))["settings"]
+    device = pick_device(device)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForMaskedLM.from_pretrained(model_dir).to(device)
+    return _probabilities(
+        model=model,
+        tokenizer=tokenizer,
+        questions=list(questions),
+        max_length=settings["max_length"],
+        device=device,
+    )
