@@ -1,0 +1,131 @@
+"""Creating validation batches: parsing, nothing stored on error, gold pool, quality reports, roles."""
+
+import json
+
+import pytest
+
+from competitions.errors import ApplicationError
+from tests.platform.factories import UserFactory
+from tests.platform.validation_helpers import jsonl_bytes, make_batch
+from validation.models import BatchQuestion, ValidationBatch
+from validation.selectors import user_is_annotator
+from validation.services import (
+    BatchSettings,
+    annotator_set,
+    batch_attach_quality_report,
+    batch_create,
+)
+
+QUALITY = {
+    "with_article_accuracy": 0.61,
+    "options_only_accuracy": 0.3,
+    "effective_options": 3.2,
+    "contextual_mi": 0.12,
+    "questions": [{"id": 1000, "options_only_correct": True, "effective_options": 2.5}],
+}
+
+
+def test_batch_create_stores_generated_and_gold_questions(db, recam_data_dir):
+    batch = make_batch(data_dir=recam_data_dir, generated=4, gold=6, annotations_per_question=2)
+    kinds = list(batch.questions.values_list("kind", flat=True))
+    assert kinds.count("generated") == 4 and kinds.count("gold") == 6
+    first = batch.questions.get(kind="generated", question_id=1000)
+    source = json.loads((recam_data_dir / "training_data/Task_1_dev.jsonl").read_text().splitlines()[0])
+    assert (first.label, first.options[0], first.article) == (
+        source["label"],
+        source["option_0"],
+        source["article"],
+    )
+    assert batch.annotations_per_question == 2 and len(batch.source_sha256) == 64
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "generated.jsonl:3: not valid JSON"),
+        ('{"article": "a"}', "generated.jsonl:3: missing field(s) question"),
+        ("__unlabelled__", "generated.jsonl: 1 record(s) have no 'label'"),
+    ],
+)
+def test_bad_lines_are_reported_with_file_and_line_and_nothing_is_stored(db, recam_data_dir, line, message):
+    good = jsonl_bytes(path=recam_data_dir / "training_data/Task_1_dev.jsonl", count=2).decode()
+    if line == "__unlabelled__":
+        record = json.loads(good.splitlines()[0])
+        record.pop("label")
+        record["id"] = 99
+        line = json.dumps(record)
+    data = (good + line + "\n").encode()
+    with pytest.raises(ApplicationError) as caught:
+        batch_create(
+            name="x", source_name="generated.jsonl", data=data, batch_settings=BatchSettings(gold_rate=0)
+        )
+    assert message in caught.value.message
+    assert ValidationBatch.objects.count() == 0 and BatchQuestion.objects.count() == 0
+
+
+def test_a_bad_gold_file_stores_nothing(db, recam_data_dir):
+    data = jsonl_bytes(path=recam_data_dir / "training_data/Task_1_dev.jsonl", count=2)
+    with pytest.raises(ApplicationError, match=r"gold.jsonl:1: not valid JSON"):
+        batch_create(
+            name="x",
+            source_name="g.jsonl",
+            data=data,
+            batch_settings=BatchSettings(),
+            gold=("gold.jsonl", b"{\n"),
+        )
+    assert ValidationBatch.objects.count() == 0
+
+
+def test_default_gold_file_is_sampled_to_the_pool_size(db, recam_data_dir, settings):
+    settings.VALIDATION_GOLD_FILE = recam_data_dir / "training_data/Task_2_dev.jsonl"
+    settings.VALIDATION_GOLD_POOL = 7
+    data = jsonl_bytes(path=recam_data_dir / "training_data/Task_1_dev.jsonl", count=2, first_id=1000)
+    batch = batch_create(name="", source_name="g.jsonl", data=data, batch_settings=BatchSettings())
+    again = batch_create(name="", source_name="g.jsonl", data=data, batch_settings=BatchSettings())
+    ids = sorted(batch.questions.filter(kind="gold").values_list("question_id", flat=True))
+    assert len(ids) == 7
+    assert ids == sorted(again.questions.filter(kind="gold").values_list("question_id", flat=True))
+    assert batch.name == "g.jsonl" and batch.gold_source_name.endswith("Task_2_dev.jsonl")
+
+
+def test_missing_default_gold_file_is_a_clear_error(db, recam_data_dir, settings, tmp_path):
+    settings.VALIDATION_GOLD_FILE = tmp_path / "nowhere.jsonl"
+    data = jsonl_bytes(path=recam_data_dir / "training_data/Task_1_dev.jsonl", count=2)
+    with pytest.raises(ApplicationError, match="no gold-check file at"):
+        batch_create(name="", source_name="g.jsonl", data=data, batch_settings=BatchSettings())
+
+
+@pytest.mark.parametrize(
+    ("settings_kwargs", "message"),
+    [
+        ({"annotations_per_question": 0}, "annotations per question"),
+        ({"gold_rate": 1.5}, "gold-check rate"),
+        ({"questions_per_assignment": 0}, "questions per assignment"),
+    ],
+)
+def test_settings_are_checked(db, recam_data_dir, settings_kwargs, message):
+    with pytest.raises(ApplicationError, match=message):
+        make_batch(data_dir=recam_data_dir, **settings_kwargs)
+
+
+def test_quality_report_is_checked_and_attached(db, recam_data_dir):
+    batch = make_batch(data_dir=recam_data_dir, generated=2)
+    with pytest.raises(
+        ApplicationError, match=r"q.json: not a question-quality report \(missing contextual_mi\)"
+    ):
+        incomplete = {k: v for k, v in QUALITY.items() if k != "contextual_mi"}
+        batch_attach_quality_report(batch=batch, name="q.json", data=json.dumps(incomplete).encode())
+    with pytest.raises(ApplicationError, match="q.json: not a JSON document"):
+        batch_attach_quality_report(batch=batch, name="q.json", data=b"{")
+    batch_attach_quality_report(batch=batch, name="quality.json", data=json.dumps(QUALITY).encode())
+    batch.refresh_from_db()
+    assert batch.quality_report["effective_options"] == 3.2 and batch.quality_report_name == "quality.json"
+
+
+def test_annotator_role_is_a_group(db):
+    user = UserFactory()
+    assert not user_is_annotator(user=user)
+    annotator_set(user=user)
+    assert user_is_annotator(user=user)
+    annotator_set(user=user, annotator=False)
+    assert not user_is_annotator(user=user)
