@@ -62,7 +62,8 @@ def test_fewest_annotations_first(db, recam_data_dir):
     b = assignment_get_or_create(batch=batch, annotator=make_annotator())
     ids_a = set(a.annotations.values_list("item__question_id", flat=True))
     ids_b = set(b.annotations.values_list("item__question_id", flat=True))
-    assert ids_a.isdisjoint(ids_b) and len(ids_a | ids_b) == 4
+    assert ids_a.isdisjoint(ids_b)
+    assert len(ids_a | ids_b) == 4
 
 
 def test_an_open_assignment_is_resumed(db, recam_data_dir):
@@ -88,7 +89,8 @@ def test_a_dropped_assignment_returns_to_the_pool_after_the_timeout(db, recam_da
     annotation_answer(assignment=dropped, annotator=slow, annotation_id=answered.pk, answer=1, now=t0)
     assert assignment_get_or_create(batch=batch, annotator=other, now=t0 + dt.timedelta(minutes=29)) is None
     taken = assignment_get_or_create(batch=batch, annotator=other, now=t0 + dt.timedelta(minutes=31))
-    assert taken is not None and taken.annotations.count() == 1  # the unanswered one came back
+    assert taken is not None
+    assert taken.annotations.count() == 1
     dropped.refresh_from_db()
     assert dropped.status == Assignment.Status.EXPIRED
     assert Annotation.objects.get(pk=answered.pk).answer == 1  # answers already given are kept

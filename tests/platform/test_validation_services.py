@@ -28,7 +28,8 @@ QUALITY = {
 def test_batch_create_stores_generated_and_gold_questions(db, recam_data_dir):
     batch = make_batch(data_dir=recam_data_dir, generated=4, gold=6, annotations_per_question=2)
     kinds = list(batch.questions.values_list("kind", flat=True))
-    assert kinds.count("generated") == 4 and kinds.count("gold") == 6
+    assert kinds.count("generated") == 4
+    assert kinds.count("gold") == 6
     first = batch.questions.get(kind="generated", question_id=1000)
     source = json.loads((recam_data_dir / "training_data/Task_1_dev.jsonl").read_text().splitlines()[0])
     assert (first.label, first.options[0], first.article) == (
@@ -36,7 +37,8 @@ def test_batch_create_stores_generated_and_gold_questions(db, recam_data_dir):
         source["option_0"],
         source["article"],
     )
-    assert batch.annotations_per_question == 2 and len(batch.source_sha256) == 64
+    assert batch.annotations_per_question == 2
+    assert len(batch.source_sha256) == 64
 
 
 @pytest.mark.parametrize(
@@ -60,7 +62,8 @@ def test_bad_lines_are_reported_with_file_and_line_and_nothing_is_stored(db, rec
             name="x", source_name="generated.jsonl", data=data, batch_settings=BatchSettings(gold_rate=0)
         )
     assert message in caught.value.message
-    assert ValidationBatch.objects.count() == 0 and BatchQuestion.objects.count() == 0
+    assert ValidationBatch.objects.count() == 0
+    assert BatchQuestion.objects.count() == 0
 
 
 def test_a_bad_gold_file_stores_nothing(db, recam_data_dir):
@@ -85,7 +88,8 @@ def test_default_gold_file_is_sampled_to_the_pool_size(db, recam_data_dir, setti
     ids = sorted(batch.questions.filter(kind="gold").values_list("question_id", flat=True))
     assert len(ids) == 7
     assert ids == sorted(again.questions.filter(kind="gold").values_list("question_id", flat=True))
-    assert batch.name == "g.jsonl" and batch.gold_source_name.endswith("Task_2_dev.jsonl")
+    assert batch.name == "g.jsonl"
+    assert batch.gold_source_name.endswith("Task_2_dev.jsonl")
 
 
 def test_missing_default_gold_file_is_a_clear_error(db, recam_data_dir, settings, tmp_path):
@@ -110,16 +114,17 @@ def test_settings_are_checked(db, recam_data_dir, settings_kwargs, message):
 
 def test_quality_report_is_checked_and_attached(db, recam_data_dir):
     batch = make_batch(data_dir=recam_data_dir, generated=2)
+    incomplete = {k: v for k, v in QUALITY.items() if k != "contextual_mi"}
     with pytest.raises(
         ApplicationError, match=r"q.json: not a question-quality report \(missing contextual_mi\)"
     ):
-        incomplete = {k: v for k, v in QUALITY.items() if k != "contextual_mi"}
         batch_attach_quality_report(batch=batch, name="q.json", data=json.dumps(incomplete).encode())
-    with pytest.raises(ApplicationError, match="q.json: not a JSON document"):
+    with pytest.raises(ApplicationError, match=r"q\.json: not a JSON document"):
         batch_attach_quality_report(batch=batch, name="q.json", data=b"{")
     batch_attach_quality_report(batch=batch, name="quality.json", data=json.dumps(QUALITY).encode())
     batch.refresh_from_db()
-    assert batch.quality_report["effective_options"] == 3.2 and batch.quality_report_name == "quality.json"
+    assert batch.quality_report["effective_options"] == 3.2
+    assert batch.quality_report_name == "quality.json"
 
 
 def test_annotator_role_is_a_group(db):

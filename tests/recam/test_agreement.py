@@ -48,9 +48,9 @@ def test_fleiss_kappa_counts_none_fits_as_its_own_category():
     # 3 raters; two questions agree on "none fits", one on option 2: perfect agreement
     kappa = fleiss_kappa(answers_per_question=[[NONE_FITS] * 3, [NONE_FITS] * 3, [2, 2, 2]])
     assert kappa == pytest.approx(1.0)
-    # a question split evenly between option 0 and none fits lowers it below 1
+    # P_i = 1, 1, 0 (P-bar 2/3); shares none 1/2, option 2 1/3, option 0 1/6 (P_e 7/18): kappa 5/11
     split = fleiss_kappa(answers_per_question=[[NONE_FITS, NONE_FITS], [2, 2], [0, NONE_FITS]])
-    assert split is not None and split < 1
+    assert split == pytest.approx(5 / 11)
 
 
 def test_fleiss_kappa_undefined_cases():
