@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from competitions.services import competition_load_recam
+from tests.integration.conftest import _end_other_sessions
 from tests.integration.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 from tests.platform.factories import UserFactory
 from tests.platform.validation_helpers import jsonl_bytes, make_annotator
@@ -26,6 +27,14 @@ def browser(monkeypatch):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="session")
+def drop_ready_database(django_db_setup, django_db_blocker):
+    """The live server's request threads can leave PostgreSQL sessions open; end them before teardown."""
+    yield
+    with django_db_blocker.unblock():
+        _end_other_sessions()
 
 
 def _login(browser, base: str, username: str):
@@ -58,7 +67,7 @@ def _answer(page, choose, *, by_keyboard: bool) -> None:
 
 
 def test_two_annotators_complete_a_batch_and_the_organizer_exports_it(
-    transactional_db, live_server, browser, recam_data_dir, tmp_path
+    transactional_db, live_server, browser, recam_data_dir, tmp_path, drop_ready_database
 ):
     UserFactory(username="org", is_staff=True)
     make_annotator("ann")
