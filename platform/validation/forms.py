@@ -19,7 +19,7 @@ class BatchForm(forms.Form):
         min_value=0,
         max_value=0.99,
         initial=0.4,
-        help_text="annotators at or below this gold accuracy are not counted",
+        help_text="annotators at or below this gold accuracy are not counted (0: count everyone)",
     )
     gold_file = forms.FileField(
         required=False, help_text="known-good labelled questions; default: VALIDATION_GOLD_FILE"

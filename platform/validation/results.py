@@ -2,7 +2,8 @@
 
 The maths is in recam/agreement.py (Django-free); this module reads the answers and applies it.
 Annotators whose gold-check accuracy is at or below the batch's ``min_gold_accuracy`` (the paper's
-Appendix E keeps annotators whose average accuracy is above 40%) are listed but not counted.
+Appendix E keeps annotators whose average accuracy is above 40%) are listed but not counted; a
+minimum of 0 counts everyone.
 """
 
 from collections import defaultdict
@@ -153,7 +154,9 @@ def _annotator_rows(*, batch: ValidationBatch, answered: list[Annotation]) -> li
                 gold_correct=row["gold_ok"],
                 generated_answered=row["generated"],
                 seconds=row["seconds"],
-                counted=accuracy is None or accuracy > batch.min_gold_accuracy,
+                counted=accuracy is None
+                or batch.min_gold_accuracy <= 0
+                or accuracy > batch.min_gold_accuracy,
             )
         )
     return rows

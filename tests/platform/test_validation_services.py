@@ -134,3 +134,26 @@ def test_annotator_role_is_a_group(db):
     assert user_is_annotator(user=user)
     annotator_set(user=user, annotator=False)
     assert not user_is_annotator(user=user)
+
+
+def test_recam_annotator_command(db):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    user = UserFactory()
+    call_command("recam_annotator", user.username, stdout=io.StringIO())
+    assert user_is_annotator(user=user)
+    call_command("recam_annotator", user.username, "--remove", stdout=io.StringIO())
+    assert not user_is_annotator(user=user)
+    with pytest.raises(CommandError, match="no user 'ghost'"):
+        call_command("recam_annotator", "ghost", stdout=io.StringIO())
+
+
+def test_export_command_refuses_an_unknown_batch(db, tmp_path):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="no validation batch 42"):
+        call_command("recam_validation_export", batch=42, out=tmp_path, stdout=io.StringIO())

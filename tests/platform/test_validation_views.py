@@ -154,3 +154,27 @@ def test_an_assignment_is_resumed_where_it_stopped(client, db, recam_data_dir):
     assert "1 of 3 answered" in client.get(url).content.decode()
     home = client.get(reverse("validation:home")).content.decode()
     assert "Continue" in home
+
+
+def test_a_batch_from_a_file_on_the_server(client, staff, recam_data_dir, settings, tmp_path):
+    settings.VALIDATION_SOURCE_DIR = tmp_path
+    settings.VALIDATION_GOLD_FILE = recam_data_dir / "training_data/Task_2_dev.jsonl"
+    (tmp_path / "run1").mkdir()
+    (tmp_path / "run1" / "options.jsonl").write_bytes(
+        jsonl_bytes(path=recam_data_dir / "training_data/Task_1_dev.jsonl", count=3, first_id=7)
+    )
+    client.force_login(staff)
+    assert "run1/options.jsonl" in client.get(reverse("validation:home")).content.decode()
+    response = client.post(reverse("validation:home"), _form(path="run1/options.jsonl"))
+    assert response.status_code == 302
+    batch = ValidationBatch.objects.get()
+    assert batch.source_name == "run1/options.jsonl"
+    assert sorted(batch.questions.filter(kind="generated").values_list("question_id", flat=True)) == [7, 8, 9]
+    refused = client.post(reverse("validation:home"), _form(path="../etc/passwd"))
+    assert refused.status_code == 400  # only the listed files
+    both = client.post(
+        reverse("validation:home"),
+        {**_form(path="run1/options.jsonl"), "file": SimpleUploadedFile("x.jsonl", b"{}\n")},
+    )
+    assert "upload a file or choose one on the server" in both.content.decode()
+    assert ValidationBatch.objects.count() == 1
