@@ -42,6 +42,7 @@ def annotation_table(*, batch: ValidationBatch) -> list[dict]:
     annotations = (
         Annotation.objects.filter(item__batch=batch, answer__isnull=False)
         .select_related("item", "annotator")
+        .defer("item__article")
         .order_by("item__kind", "item__question_id", "annotator__username")
     )
     for a in annotations:

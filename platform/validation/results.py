@@ -83,6 +83,7 @@ def batch_results(*, batch: ValidationBatch) -> BatchResults:
     answered = list(
         Annotation.objects.filter(item__batch=batch, answer__isnull=False)
         .select_related("item", "annotator")
+        .defer("item__article")
         .order_by("item__question_id", "annotator__username")
     )
     annotators = _annotator_rows(batch=batch, answered=answered)

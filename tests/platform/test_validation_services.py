@@ -1,8 +1,10 @@
 """Creating validation batches: parsing, nothing stored on error, gold pool, quality reports, roles."""
 
+import io
 import json
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from competitions.errors import ApplicationError
 from tests.platform.factories import UserFactory
@@ -137,10 +139,6 @@ def test_annotator_role_is_a_group(db):
 
 
 def test_recam_annotator_command(db):
-    import io
-
-    from django.core.management import CommandError, call_command
-
     user = UserFactory()
     call_command("recam_annotator", user.username, stdout=io.StringIO())
     assert user_is_annotator(user=user)
@@ -151,9 +149,5 @@ def test_recam_annotator_command(db):
 
 
 def test_export_command_refuses_an_unknown_batch(db, tmp_path):
-    import io
-
-    from django.core.management import CommandError, call_command
-
     with pytest.raises(CommandError, match="no validation batch 42"):
         call_command("recam_validation_export", batch=42, out=tmp_path, stdout=io.StringIO())
