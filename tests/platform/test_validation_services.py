@@ -151,3 +151,35 @@ def test_recam_annotator_command(db):
 def test_export_command_refuses_an_unknown_batch(db, tmp_path):
     with pytest.raises(CommandError, match="no validation batch 42"):
         call_command("recam_validation_export", batch=42, out=tmp_path, stdout=io.StringIO())
+
+
+def test_recam_validation_batch_command(db, recam_data_dir, tmp_path):
+    generated, gold, quality = tmp_path / "gen.jsonl", tmp_path / "gold.jsonl", tmp_path / "quality.json"
+    generated.write_bytes(jsonl_bytes(path=recam_data_dir / "training_data/Task_1_dev.jsonl", count=4))
+    gold.write_bytes(jsonl_bytes(path=recam_data_dir / "training_data/Task_2_dev.jsonl", count=3))
+    quality.write_text(json.dumps(QUALITY))
+    out = io.StringIO()
+    call_command(
+        "recam_validation_batch", str(generated), "--gold", str(gold), "--quality", str(quality),
+        "--annotations", "5", "--no-none", stdout=out,
+    )  # fmt: skip
+    batch = ValidationBatch.objects.get()
+    assert "4 generated questions, 3 gold checks" in out.getvalue()
+    assert (batch.annotations_per_question, batch.allow_none) == (5, False)
+    assert batch.quality_report["contextual_mi"] == QUALITY["contextual_mi"]
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{}\n")
+    with pytest.raises(CommandError, match=r"broken\.jsonl:1: missing field\(s\)"):
+        call_command("recam_validation_batch", str(broken), "--gold-rate", "0", stdout=io.StringIO())
+    with pytest.raises(CommandError, match=r"nowhere\.json: no such file"):
+        call_command(
+            "recam_validation_batch", str(generated), "--quality", "nowhere.json", stdout=io.StringIO()
+        )
+    assert ValidationBatch.objects.count() == 1
+    bad_report = tmp_path / "bad.json"
+    bad_report.write_text("[]")
+    with pytest.raises(CommandError, match="expected a JSON object"):
+        call_command(
+            "recam_validation_batch", str(generated), "--quality", str(bad_report), stdout=io.StringIO()
+        )
+    assert ValidationBatch.objects.count() == 1
