@@ -87,6 +87,7 @@ def test_two_annotators_complete_a_batch_and_the_organizer_exports_it(
     org.fill("#id_annotations_per_question", "2")
     org.fill("#id_questions_per_assignment", "3")
     org.fill("#id_gold_rate", "0.34")
+    org.screenshot(path=str(ARTIFACTS / "validation-new-batch.png"), full_page=True)
     org.click("#create-batch")
     org.wait_for_selector("#summary")
     batch_url = org.url
