@@ -33,7 +33,7 @@ def validated_jsonl(*, results: BatchResults) -> str:
             options=tuple(item.options),
             label=item.label,
         )
-        lines.append(json.dumps(question.to_json(), ensure_ascii=False))
+        lines.append(json.dumps({**question.to_json(), **item.extra}, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
 
 

@@ -51,6 +51,7 @@ class BatchQuestion(models.Model):
     question = models.TextField()
     options = models.JSONField()
     label = models.PositiveSmallIntegerField()
+    extra = models.JSONField(default=dict, blank=True, help_text="other fields of the record, e.g. source_id")
 
     class Meta:
         ordering = ("batch", "kind", "question_id")

@@ -37,6 +37,9 @@ class BatchSettings:
             raise ApplicationError("the minimum gold-check accuracy must be in [0, 1)")
 
 
+STANDARD_FIELDS = {"id", "article", "question", "label", *(f"option_{i}" for i in range(5))}
+
+
 def parse_labelled_jsonl(*, name: str, data: bytes) -> list[Question]:
     """Every record of a ReCAM jsonl with its label; errors name ``name:line``."""
     try:
@@ -55,6 +58,12 @@ def parse_labelled_jsonl(*, name: str, data: bytes) -> list[Question]:
             f"{name}: {len(unlabelled)} record(s) have no 'label' (first id {unlabelled[0]})"
         )
     return questions
+
+
+def record_extras(*, data: bytes) -> list[dict]:
+    """The non-ReCAM fields of each record (datagen adds source_id and subtask), in file order."""
+    lines = [line for line in data.decode("utf-8-sig").splitlines() if line.strip()]
+    return [{k: v for k, v in json.loads(line).items() if k not in STANDARD_FIELDS} for line in lines]
 
 
 def default_gold_source() -> tuple[str, bytes]:
@@ -93,13 +102,19 @@ def batch_create(
             created_by=created_by,
             **batch_settings.__dict__,
         )
-        rows = [_question_row(batch, BatchQuestion.Kind.GENERATED, q) for q in generated]
+        extras = record_extras(data=data)
+        rows = [
+            _question_row(batch, BatchQuestion.Kind.GENERATED, q, extra)
+            for q, extra in zip(generated, extras, strict=True)
+        ]
         rows += [_question_row(batch, BatchQuestion.Kind.GOLD, q) for q in gold_questions]
         BatchQuestion.objects.bulk_create(rows)
     return batch
 
 
-def _question_row(batch: ValidationBatch, kind: str, question: Question) -> BatchQuestion:
+def _question_row(
+    batch: ValidationBatch, kind: str, question: Question, extra: dict | None = None
+) -> BatchQuestion:
     return BatchQuestion(
         batch=batch,
         kind=kind,
@@ -108,6 +123,7 @@ def _question_row(batch: ValidationBatch, kind: str, question: Question) -> Batc
         question=question.question,
         options=list(question.options),
         label=question.label,
+        extra=extra or {},
     )
 
 

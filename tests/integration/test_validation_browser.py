@@ -50,20 +50,16 @@ def _login(browser, base: str, username: str):
 
 def _answer(page, choose, *, by_keyboard: bool) -> None:
     """Answer the item on screen: ``choose(item) -> answer`` (the test looks the label up, not the page)."""
-    before = page.inner_text("#progress-text")
     item = (
         Annotation.objects.select_related("item").get(pk=int(page.input_value("input[name=annotation]"))).item
     )
     answer = choose(item)
     key = "n" if answer == -1 else str(answer + 1)
-    if by_keyboard:
-        page.keyboard.press(key)
-    else:
-        page.click(f'#answer-form button[data-key="{key}"]')
-    page.wait_for_function(
-        "before => { const t = document.querySelector('#progress-text'); return !t || t.innerText !== before; }",
-        arg=before,
-    )
+    with page.expect_navigation():  # the answer is a form POST, then a redirect to the next item
+        if by_keyboard:
+            page.keyboard.press(key)
+        else:
+            page.click(f'#answer-form button[data-key="{key}"]')
 
 
 def test_two_annotators_complete_a_batch_and_the_organizer_exports_it(

@@ -122,7 +122,9 @@ def test_create_annotate_results_export_and_load_as_a_competition(client, staff,
     assert "3.9" in page
     archive = zipfile.ZipFile(io.BytesIO(client.get(reverse("validation:export", args=[batch.pk])).content))
     validated = archive.read(f"validation-batch-{batch.pk}/validated.jsonl").decode()
-    assert [json.loads(line)["id"] for line in validated.splitlines()] == [1000, 1002]
+    records = [json.loads(line) for line in validated.splitlines()]
+    assert [r["id"] for r in records] == [1000, 1002]
+    assert [r["source_id"] for r in records] == ["xsum-1000", "xsum-1002"]  # datagen's extra fields are kept
     table = archive.read(f"validation-batch-{batch.pk}/annotations.csv").decode().splitlines()
     assert len(table) == 1 + 8  # header, 2 annotators x (3 generated + 1 gold)
 

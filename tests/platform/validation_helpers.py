@@ -10,10 +10,11 @@ from validation.services import BatchSettings, annotator_set, batch_create
 
 
 def jsonl_bytes(*, path: Path, count: int, first_id: int = 0) -> bytes:
-    """The first ``count`` records of a labelled file, with explicit ids from ``first_id``."""
+    """The first ``count`` records of a labelled file, with explicit ids from ``first_id`` and the two
+    fields `datagen options` adds (source_id, subtask)."""
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[:count]]
     for i, record in enumerate(records):
-        record["id"] = first_id + i
+        record |= {"id": first_id + i, "source_id": f"xsum-{first_id + i}", "subtask": 1}
     return "".join(json.dumps(r) + "\n" for r in records).encode("utf-8")
 
 
