@@ -104,10 +104,13 @@ def annotation_answer(
         annotation = Annotation.objects.filter(
             pk=annotation_id, assignment=assignment, annotator=annotator
         ).first()
-        if annotation is None or assignment.status == Assignment.Status.EXPIRED:
+        assignment.refresh_from_db(fields=["status"])
+        if assignment.status == Assignment.Status.EXPIRED:
             raise ApplicationError(
                 "this assignment expired and its unanswered questions went back to the pool"
             )
+        if annotation is None:
+            raise ApplicationError("this question is not part of your assignment")
         if annotation.answer is not None:
             raise ApplicationError("you already answered this question")
         shown = annotation.shown_at or now
