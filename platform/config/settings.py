@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "teams",
     "submissions",
     "leaderboards",
+    "validation",
     *["rest_framework", "rest_framework.authtoken", "drf_spectacular", "api"],  # token API (docs/api.md)
 ]
 
@@ -158,6 +159,16 @@ RATELIMIT_CACHE = env.str("RATELIMIT_CACHE", default="default")
 RATELIMIT_LOGIN = env.str("RATELIMIT_LOGIN", default="10/300")  # per IP and username
 RATELIMIT_SIGNUP = env.str("RATELIMIT_SIGNUP", default="20/3600")  # per IP
 RATELIMIT_UPLOAD = env.str("RATELIMIT_UPLOAD", default="30/60")  # per user
+# --- Human validation of generated questions (docs/validation.md) ----------------------------------
+# Where "select a file on the server" looks for generated jsonl files (datagen options writes them).
+VALIDATION_SOURCE_DIR = Path(env.str("VALIDATION_SOURCE_DIR", default=str(VAR_DIR / "datagen")))
+# Known-good labelled questions mixed in as gold checks, and how many of them a batch samples.
+VALIDATION_GOLD_FILE = Path(
+    env.str("VALIDATION_GOLD_FILE", default=str(RECAM_DATA_DIR / "training_data" / "Task_1_dev.jsonl"))
+)
+VALIDATION_GOLD_POOL = env.int("VALIDATION_GOLD_POOL", default=50)
+# An assignment unanswered for this long returns its unanswered questions to the pool.
+VALIDATION_ASSIGNMENT_TIMEOUT_MINUTES = env.float("VALIDATION_ASSIGNMENT_TIMEOUT_MINUTES", default=60)
 CELERY_CPU_QUEUE = env.str("CELERY_CPU_QUEUE", default="cpu")
 CELERY_GPU_QUEUE = env.str("CELERY_GPU_QUEUE", default="gpu")
 

@@ -12,4 +12,5 @@ urlpatterns = [
     path("c/", include("leaderboards.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
+    path("validation/", include("validation.urls")),
 ]

@@ -1,0 +1,40 @@
+from django import forms
+
+
+class BatchForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False, help_text="defaults to the file name")
+    file = forms.FileField(required=False, help_text="a labelled ReCAM jsonl, as written by datagen options")
+    path = forms.ChoiceField(
+        required=False, help_text="or a file already on the server (VALIDATION_SOURCE_DIR)"
+    )
+    annotations_per_question = forms.IntegerField(min_value=1, max_value=50, initial=3)
+    questions_per_assignment = forms.IntegerField(min_value=1, max_value=500, initial=10)
+    allow_none = forms.BooleanField(
+        required=False, initial=True, label='Allow "none of these / more than one fits"'
+    )
+    gold_rate = forms.FloatField(
+        min_value=0, max_value=1, initial=0.2, help_text="gold checks per generated question"
+    )
+    min_gold_accuracy = forms.FloatField(
+        min_value=0,
+        max_value=0.99,
+        initial=0.4,
+        help_text="annotators at or below this gold accuracy are not counted (0: count everyone)",
+    )
+    gold_file = forms.FileField(
+        required=False, help_text="known-good labelled questions; default: VALIDATION_GOLD_FILE"
+    )
+
+    def __init__(self, *args, paths: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["path"].choices = [("", "---")] + [(p, p) for p in paths]
+
+    def clean(self):
+        data = super().clean()
+        if bool(data.get("file")) == bool(data.get("path")):
+            raise forms.ValidationError("upload a file or choose one on the server (one of the two)")
+        return data
+
+
+class QualityReportForm(forms.Form):
+    report = forms.FileField(help_text="the JSON written by python -m datagen quality")

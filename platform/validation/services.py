@@ -1,0 +1,155 @@
+"""Writes: create a validation batch, hand out assignments race-free, record answers, export."""
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import transaction
+
+from competitions.errors import ApplicationError
+from recam.records import Question, iter_questions
+from validation.models import BatchQuestion, ValidationBatch
+from validation.selectors import ANNOTATOR_GROUP
+
+QUALITY_KEYS = ("with_article_accuracy", "options_only_accuracy", "effective_options", "contextual_mi")
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    annotations_per_question: int = 3
+    questions_per_assignment: int = 10
+    allow_none: bool = True
+    gold_rate: float = 0.2
+    min_gold_accuracy: float = 0.4
+
+    def check(self) -> None:
+        if not 1 <= self.annotations_per_question <= 50:
+            raise ApplicationError("annotations per question must be 1-50")
+        if not 1 <= self.questions_per_assignment <= 500:
+            raise ApplicationError("questions per assignment must be 1-500")
+        if not 0 <= self.gold_rate <= 1:
+            raise ApplicationError("the gold-check rate must be between 0 and 1")
+        if not 0 <= self.min_gold_accuracy < 1:
+            raise ApplicationError("the minimum gold-check accuracy must be in [0, 1)")
+
+
+STANDARD_FIELDS = {"id", "article", "question", "label", *(f"option_{i}" for i in range(5))}
+
+
+def parse_labelled_jsonl(*, name: str, data: bytes) -> list[Question]:
+    """Every record of a ReCAM jsonl with its label; errors name ``name:line``."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ApplicationError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        questions = list(iter_questions(text.splitlines(), source=name))
+    except ValueError as exc:
+        raise ApplicationError(str(exc)) from None
+    if not questions:
+        raise ApplicationError(f"{name}: no questions")
+    unlabelled = [q.id for q in questions if q.label is None]
+    if unlabelled:
+        raise ApplicationError(
+            f"{name}: {len(unlabelled)} record(s) have no 'label' (first id {unlabelled[0]})"
+        )
+    return questions
+
+
+def record_extras(*, data: bytes) -> list[dict]:
+    """The non-ReCAM fields of each record (datagen adds source_id and subtask), in file order."""
+    lines = [line for line in data.decode("utf-8-sig").splitlines() if line.strip()]
+    return [{k: v for k, v in json.loads(line).items() if k not in STANDARD_FIELDS} for line in lines]
+
+
+def default_gold_source() -> tuple[str, bytes]:
+    path = Path(settings.VALIDATION_GOLD_FILE)
+    if not path.is_file():
+        raise ApplicationError(f"no gold-check file at {path}: upload one or set VALIDATION_GOLD_FILE")
+    return str(path), path.read_bytes()
+
+
+def batch_create(
+    *,
+    name: str,
+    source_name: str,
+    data: bytes,
+    batch_settings: BatchSettings,
+    gold: tuple[str, bytes] | None = None,
+    created_by=None,
+) -> ValidationBatch:
+    """Parse everything first (nothing is stored on an error), then store the batch in one transaction."""
+    batch_settings.check()
+    generated = parse_labelled_jsonl(name=source_name, data=data)
+    gold_questions: list[Question] = []
+    gold_name = ""
+    if batch_settings.gold_rate > 0:
+        gold_name, gold_data = gold or default_gold_source()
+        gold_questions = parse_labelled_jsonl(name=gold_name, data=gold_data)
+        pool = settings.VALIDATION_GOLD_POOL
+        if len(gold_questions) > pool:  # a fixed, seeded sample: the same file gives the same pool
+            gold_questions = sorted(random.Random(0).sample(gold_questions, pool), key=lambda q: q.id)
+    with transaction.atomic():
+        batch = ValidationBatch.objects.create(
+            name=name.strip() or source_name,
+            source_name=source_name,
+            source_sha256=hashlib.sha256(data).hexdigest(),
+            gold_source_name=gold_name,
+            created_by=created_by,
+            **batch_settings.__dict__,
+        )
+        extras = record_extras(data=data)
+        rows = [
+            _question_row(batch, BatchQuestion.Kind.GENERATED, q, extra)
+            for q, extra in zip(generated, extras, strict=True)
+        ]
+        rows += [_question_row(batch, BatchQuestion.Kind.GOLD, q) for q in gold_questions]
+        BatchQuestion.objects.bulk_create(rows)
+    return batch
+
+
+def _question_row(
+    batch: ValidationBatch, kind: str, question: Question, extra: dict | None = None
+) -> BatchQuestion:
+    return BatchQuestion(
+        batch=batch,
+        kind=kind,
+        question_id=question.id,
+        article=question.article,
+        question=question.question,
+        options=list(question.options),
+        label=question.label,
+        extra=extra or {},
+    )
+
+
+def batch_attach_quality_report(*, batch: ValidationBatch, name: str, data: bytes) -> ValidationBatch:
+    """Store a `python -m datagen quality` JSON report to show beside the results."""
+    try:
+        report = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApplicationError(f"{name}: not a JSON document ({exc})") from None
+    if not isinstance(report, dict):
+        raise ApplicationError(f"{name}: expected a JSON object at the top level")
+    missing = [key for key in QUALITY_KEYS if key not in report]
+    if missing:
+        raise ApplicationError(f"{name}: not a question-quality report (missing {', '.join(missing)})")
+    questions = report.get("questions", [])
+    if not isinstance(questions, list) or not all(isinstance(q, dict) for q in questions):
+        raise ApplicationError(f"{name}: 'questions' must be a list of objects")
+    batch.quality_report, batch.quality_report_name = report, name
+    batch.save(update_fields=["quality_report", "quality_report_name"])
+    return batch
+
+
+def annotator_set(*, user, annotator: bool = True) -> None:
+    """Give (or take) the annotator role: membership of the ``annotators`` group."""
+    group, _ = Group.objects.get_or_create(name=ANNOTATOR_GROUP)
+    if annotator:
+        user.groups.add(group)
+    else:
+        user.groups.remove(group)
