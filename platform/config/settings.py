@@ -32,6 +32,8 @@ INSTALLED_APPS = [
     "teams",
     "submissions",
     "leaderboards",
+    "console",  # organizers' pages over the other apps' services (docs/organizers.md)
+    "onboarding",  # participants' Data page, starting kit, API token page
     *["rest_framework", "rest_framework.authtoken", "drf_spectacular", "api"],  # token API (docs/api.md)
 ]
 
