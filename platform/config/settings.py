@@ -87,6 +87,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# E-mail (sign-up address, password resets): printed to the console unless SMTP is configured, e.g.
+# EMAIL_URL=smtp+tls://user:password@smtp.example.org:587 and DEFAULT_FROM_EMAIL=recam@example.org.
+_email = env.email_url("EMAIL_URL", default="consolemail://")
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default=_email["EMAIL_BACKEND"])
+for _key in (
+    "EMAIL_HOST",
+    "EMAIL_PORT",
+    "EMAIL_HOST_USER",
+    "EMAIL_HOST_PASSWORD",
+    "EMAIL_USE_TLS",
+    "EMAIL_USE_SSL",
+):
+    if _email.get(_key) is not None:
+        globals()[_key] = _email[_key]
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="ReCAM organizers <recam@localhost>")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

@@ -10,6 +10,7 @@ urlpatterns = [
         name="phase_questions",
     ),
     path("c/<slug:slug>/data/<str:kind>/example.zip", views.phase_example, name="phase_example"),
+    path("c/<slug:slug>/rules/", views.rules, name="rules"),
     path("starting-kit.zip", views.starting_kit, name="starting_kit"),
     path("accounts/token/", views.api_token, name="api_token"),
 ]

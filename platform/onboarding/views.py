@@ -9,7 +9,7 @@ from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
 
 from api.services import token_get_or_create
-from competitions.models import Phase
+from competitions.models import Competition, Phase
 from onboarding import selectors
 
 
@@ -61,6 +61,14 @@ def phase_example(request, slug: str, kind: str):
     return _attachment(
         selectors.example_submission_zip(phase=phase), f"example-{kind}.zip", "application/zip"
     )
+
+
+def rules(request, slug: str):
+    competition = Competition.objects.filter(slug=slug).first()
+    if competition is None:
+        raise Http404("no such competition")
+    phases = Phase.objects.filter(competition=competition)
+    return render(request, "onboarding/rules.html", {"competition": competition, "phases": phases})
 
 
 def starting_kit(request):
