@@ -137,3 +137,11 @@ def wait_for_status(submission, statuses: set[str], attempts: int = 240):
     pytest.fail(
         f"submission {submission.pk} still {submission.status!r} (waited for {statuses}); broker keys {keys}"
     )
+
+
+@pytest.fixture
+def example_zip_bytes(recam_data_dir) -> bytes:
+    from recam.submission import make_zip
+
+    folder = recam_data_dir / "submission_example"
+    return make_zip({name: (folder / name).read_bytes() for name in ("subtask1.csv", "subtask2.csv")})
