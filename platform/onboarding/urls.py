@@ -11,6 +11,7 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/data/<str:kind>/example.zip", views.phase_example, name="phase_example"),
     path("c/<slug:slug>/rules/", views.rules, name="rules"),
+    path("data/<str:kind>/files.json", views.phase_files_json, name="phase_files_json"),
     path("starting-kit.zip", views.starting_kit, name="starting_kit"),
     path("accounts/token/", views.api_token, name="api_token"),
 ]

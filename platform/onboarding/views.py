@@ -2,8 +2,9 @@
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
@@ -69,6 +70,21 @@ def rules(request, slug: str):
         raise Http404("no such competition")
     phases = Phase.objects.filter(competition=competition)
     return render(request, "onboarding/rules.html", {"competition": competition, "phases": phases})
+
+
+def phase_files_json(request, kind: str):
+    """``{file name: absolute URL}`` of the phase's public files (what ``recam data`` downloads)."""
+    slug = request.GET.get("competition") or settings.RECAM_COMPETITION_SLUG
+    phase = _phase(slug, kind)
+    urls = {
+        f"subtask{ts.subtask}.jsonl": reverse("phase_questions", args=[slug, kind, ts.subtask])
+        for ts in phase.test_sets.all()
+    }
+    if urls:
+        urls[f"example-{kind}.zip"] = reverse("phase_example", args=[slug, kind])
+    urls["recam-starting-kit.zip"] = reverse("starting_kit")
+    files = {name: request.build_absolute_uri(url) for name, url in urls.items()}
+    return JsonResponse({"competition": slug, "phase": kind, "files": files})
 
 
 def starting_kit(request):
