@@ -121,6 +121,13 @@ MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 # Gold answers live outside MEDIA_ROOT: nothing serves this folder; only the scoring service reads it.
 GOLD_ROOT = Path(env.str("GOLD_ROOT", default=str(VAR_DIR / "gold")))
 
+# Organizer console datasets: uploaded pairs files and generation jobs' outputs (docs/organizers.md).
+DATASETS_ROOT = Path(env.str("DATASETS_ROOT", default=str(VAR_DIR / "datasets")))
+XSUM_PATH = env.str(
+    "XSUM_PATH", default=str(BASE_DIR.parent / "shared" / "data" / "xsum" / "xsum_test_1k.jsonl")
+)
+CONSOLE_GENERATION_TASK = "console.generate_dataset"
+
 # --- ReCAM ---------------------------------------------------------------------------------------
 RECAM_DATA_DIR = Path(env.str("RECAM_DATA_DIR", default=str(BASE_DIR / "data" / "recam")))
 SUBMISSION_MAX_BYTES = env.int("SUBMISSION_MAX_BYTES", default=10 * 1024 * 1024)

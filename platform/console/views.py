@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from competitions.errors import ApplicationError
@@ -56,6 +57,7 @@ def competition_console(request, slug: str):
         "form": form,
         "overview": selectors.phase_overview(competition=competition),
         "missing": selectors.missing_phase_kinds(competition=competition),
+        "datasets_url": reverse("console_datasets"),
     }
     return render(request, "console/competition.html", context)
 
