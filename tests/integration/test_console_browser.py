@@ -15,21 +15,11 @@ from submissions.models import Submission
 from submissions.services import submission_create
 from teams.services import team_create
 from tests.integration.conftest import wait_for_status
-from tests.integration.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.integration.test_browser import ARTIFACTS
 from tests.platform.factories import UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 N = 40  # questions in the organizer's small test set
-
-
-@pytest.fixture
-def chromium(monkeypatch):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def _login(page, url, username, password="a-long-test-password"):
