@@ -3,6 +3,7 @@ from django.urls import path
 from onboarding import views
 
 urlpatterns = [
+    path("c/<slug:slug>/data/", views.data_index, name="data_index"),
     path("c/<slug:slug>/data/<str:kind>/", views.phase_data, name="phase_data"),
     path(
         "c/<slug:slug>/data/<str:kind>/subtask<int:subtask>.jsonl",

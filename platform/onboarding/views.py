@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
@@ -30,6 +30,14 @@ def _attachment(body: bytes, name: str, content_type: str) -> HttpResponse:
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+def data_index(request, slug: str):
+    """The Data page of the competition's first phase (the navigation links here)."""
+    phase = Phase.objects.filter(competition__slug=slug).order_by("order").first()
+    if phase is None:
+        raise Http404("no phase yet")
+    return redirect("phase_data", slug=slug, kind=phase.kind)
 
 
 def phase_data(request, slug: str, kind: str):

@@ -30,6 +30,12 @@ def test_data_page_lists_the_files_and_spells_out_the_format(practice, client):
     assert "aclanthology.org" in page
 
 
+def test_the_data_link_opens_the_first_phase(practice, client):
+    response = client.get(reverse("data_index", args=[practice.competition.slug]))
+    assert response.status_code == 302
+    assert response.url == reverse("phase_data", args=[practice.competition.slug, "practice"])
+
+
 def test_public_questions_never_carry_labels(practice, client, recam_data_dir):
     url = reverse("phase_questions", args=[practice.competition.slug, "practice", 1])
     lines = client.get(url).content.decode().splitlines()
