@@ -64,6 +64,7 @@ def job_page(request, pk: int):
     context = {
         "job": job,
         "outputs": generation.job_outputs(job=job),
+        "folder": generation.job_dir(job=job),
         "load_form": LoadIntoPhaseForm(),
         "validation_url": VALIDATION_URL if apps.is_installed(VALIDATION_APP) else None,
     }

@@ -1,5 +1,5 @@
 """Headless Chromium + a real Celery worker: an organizer uploads a small XSum pairs file, starts a
-generation job (candidates -> options), follows the live progress bar, and loads the resulting ReCAM
+generation job (candidates -> options), follows the live progress bar, cancels and resumes it, loads the ReCAM
 questions with their gold into a phase. Slow on a loaded CPU (it trains a reader per fold)."""
 
 import json
@@ -46,13 +46,21 @@ def test_xsum_pairs_to_a_loaded_phase_on_the_site(
     job = GenerationJob.objects.get()
     page.wait_for_function("document.getElementById('job-status').textContent === 'running'", timeout=300_000)
     page.screenshot(path=str(ARTIFACTS / "console-job-running.png"), full_page=True)
+    page.click("#job-cancel")  # stops at the worker's next progress write (after the current shard)
+    page.wait_for_selector("#job-resume", timeout=600_000)  # the page reloads when the job ends
+    job.refresh_from_db()
+    assert job.status == "cancelled", job.message
+    assert "cancelled at" in page.locator("#job-message").inner_text()
+    page.click("#job-resume")
+    page.wait_for_selector("text=finished shards and folds are reused")
     page.wait_for_selector("#recam-ready", timeout=1_500_000)  # the page reloads when the job ends
     job.refresh_from_db()
     assert job.status == "done", job.message
     funnel = json.loads(
         (worker / "datasets" / "jobs" / str(job.pk) / "candidates.jsonl.funnel.json").read_text()
     )
-    assert funnel["funnel"]["pairs_in"] == PAIRS
+    assert funnel["funnel"]["pairs_processed"] == PAIRS
+    assert funnel["funnel"]["bad_lines"] == 1
     assert page.locator("#funnel").inner_text().count("kept") == 1
     page.screenshot(path=str(ARTIFACTS / "console-job-done.png"), full_page=True)
     questions = int(page.locator("#recam-ready").inner_text().split()[0])
