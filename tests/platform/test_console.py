@@ -153,6 +153,7 @@ def test_console_publish_freeze_and_bad_gold_message(competition, staff_client):
     page = staff_client.get(reverse("console_phase", args=[slug, "practice"]))
     assert page.status_code == 200
     assert b"Preview of the board" in page.content
+    assert b"unbounded-warning" in page.content  # recam_competition phases: open-ended, unlimited
     response = staff_client.post(
         reverse("console_publish", args=[slug, "evaluation"]), {"publish": "1"}, follow=True
     )
