@@ -121,7 +121,12 @@ def two_teams(practice, example_zip, django_capture_on_commit_callbacks):
                 (
                     user,
                     submission_create(
-                        phase=practice, team=team, submitted_by=user, filename="p.zip", data=example_zip
+                        phase=practice,
+                        team=team,
+                        submitted_by=user,
+                        filename="p.zip",
+                        data=example_zip,
+                        system_name=f"sys-{name}",
                     ),
                 )
             )
@@ -142,5 +147,6 @@ def test_counted_note_names_the_subtask_and_own_row_is_marked(two_teams, client,
     page = client.get(reverse("my_submissions", args=[practice.competition.slug])).content.decode()
     assert "counted submission for Subtask 1 and Subtask 2" in page
     board = client.get(reverse("leaderboard", args=[practice.competition.slug, "practice"])).content.decode()
+    assert '<td class="system">sys-Owls</td>' in board
     assert 'data-team="Owls"' in board
     assert '"Owls"' in board.split('id="my-team"')[1][:40]
