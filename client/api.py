@@ -94,6 +94,32 @@ class RecamApi:
     def list_submissions(self, *, phase: str | None = None) -> list[dict]:
         return self._request("GET", "submissions/", params=self._params({"phase": phase} if phase else None))
 
+    def data_files(self, *, phase: str) -> dict[str, str]:
+        """``{file name: URL}`` of a phase's public files (questions without labels, example, kit)."""
+        url = self.base_url.rstrip("/") + f"/data/{phase}/files.json"
+        body = self._get(url, params=self._params())
+        return body.json()["files"]
+
+    def download(self, *, url: str, target: Path) -> int:
+        """Fetch ``url`` into ``target`` (written whole or not at all); returns the bytes written."""
+        data = self._get(url).content
+        partial = target.with_name(target.name + ".partial")
+        partial.write_bytes(data)
+        partial.replace(target)
+        return len(data)
+
+    def _get(self, url: str, **kwargs) -> requests.Response:
+        try:
+            response = self.session.get(url, timeout=self.timeout, **kwargs)
+        except requests.RequestException as exc:
+            raise ApiError(f"cannot reach the server at {self.base_url}: {exc}") from None
+        if response.status_code >= 400:
+            raise ApiError(
+                f"{url}: the server answered {response.status_code} {response.reason}",
+                status=response.status_code,
+            )
+        return response
+
     def leaderboard(self, *, phase: str) -> dict:
         return self._request("GET", f"phases/{phase}/leaderboard/", auth=False, params=self._params())
 

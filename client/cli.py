@@ -136,3 +136,18 @@ def leaderboard(api: RecamApi, phase: str, fmt: str) -> None:
     """Print a phase's public leaderboard."""
     board = _run(lambda: api.leaderboard(phase=phase))
     click.echo(json.dumps(board, indent=2) if fmt == "json" else render.leaderboard(board))
+
+
+@main.command()
+@click.option("--phase", required=True, help="practice, evaluation or post-evaluation.")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("recam-data"), show_default=True
+)
+@click.pass_obj
+def data(api: RecamApi, phase: str, out: Path) -> None:
+    """Download a phase's public files: the questions (no labels), an example upload, the starting kit."""
+    files = _run(lambda: api.data_files(phase=phase))
+    out.mkdir(parents=True, exist_ok=True)
+    for name, url in files.items():
+        size = _run(lambda url=url, name=name: api.download(url=url, target=out / name))
+        click.echo(f"{out / name}  {size:,} bytes")

@@ -15,7 +15,7 @@ def table(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
     if not rows:
         return "(none)"
     columns = list(columns or rows[0].keys())
-    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    cells = [[_cell(row.get(c), c) for c in columns] for row in rows]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
     lines = [
         "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(),
@@ -25,9 +25,16 @@ def table(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def _cell(value: object) -> str:
+def percent(value: float | None) -> str:
+    """Accuracy as the site prints it: 0.87814 -> '87.81' (points, two decimals); None -> '-'."""
+    return "-" if value is None else f"{100 * value:.2f}"
+
+
+def _cell(value: object, column: str = "") -> str:
     if value is None:
         return "-"
+    if column.endswith("accuracy") and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return percent(value)
     if isinstance(value, float):
         return f"{value:.4f}"
     if isinstance(value, bool):
@@ -63,14 +70,30 @@ def submission(sub: dict) -> str:
     return "\n".join(lines)
 
 
+def _compact(row: dict) -> dict:
+    team = row.get("team", "") + (" (baseline)" if row.get("is_baseline") else "")
+    cross = percent(row.get("cross_accuracy"))
+    if row.get("drop") is not None:
+        cross += f" (↓{100 * row['drop']:.2f})" if row["drop"] >= 0 else f" (↑{-100 * row['drop']:.2f})"
+    return {"rank": row.get("rank"), "team": team, "acc": percent(row.get("accuracy")), "acc. cross": cross}
+
+
 def leaderboard(board: dict) -> str:
+    """The site's board in four columns: Rank, Team, Acc, Acc. Cross (with the drop), in points.
+
+    >>> rows = [{"rank": 1, "team": "a", "accuracy": 0.87814, "cross_accuracy": 0.8, "drop": 0.07814}]
+    >>> print(leaderboard({"competition": "c", "phase": "p", "tables": [{"title": "ST1", "rows": rows}]}))
+    leaderboard: c / p
+    <BLANKLINE>
+    ST1
+    rank  team  acc    acc. cross
+    ----  ----  -----  -------------
+    1     a     87.81  80.00 (↓7.81)
+    """
     lines = [f"leaderboard: {board.get('competition')} / {board.get('phase')}"]
     if board.get("results_hidden"):
         lines.append("results are hidden until the organizers publish them")
     for section in board.get("tables") or []:
-        lines += [
-            "",
-            section.get("title") or f"Subtask {section.get('subtask')}",
-            table(section.get("rows") or []),
-        ]
+        rows = [_compact(row) for row in section.get("rows") or []]
+        lines += ["", section.get("title") or f"Subtask {section.get('subtask')}", table(rows)]
     return "\n".join(lines)

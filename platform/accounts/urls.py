@@ -10,4 +10,17 @@ urlpatterns = [
         "login/", ratelimit(scope="login", key=key_ip_username)(auth_views.LoginView.as_view()), name="login"
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Password reset by e-mail (EMAIL_BACKEND: the console by default, SMTP by settings).
+    path(
+        "password-reset/",
+        ratelimit(scope="signup", key=key_ip)(auth_views.PasswordResetView.as_view()),
+        name="password_reset",
+    ),
+    path("password-reset/sent/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path(
+        "reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path("reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
 ]

@@ -33,6 +33,8 @@ INSTALLED_APPS = [
     "submissions",
     "leaderboards",
     "validation",
+    "console",  # organizers' pages over the other apps' services (docs/organizers.md)
+    "onboarding",  # participants' Data page, starting kit, API token page
     *["rest_framework", "rest_framework.authtoken", "drf_spectacular", "api"],  # token API (docs/api.md)
 ]
 
@@ -86,6 +88,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# E-mail (sign-up address, password resets): printed to the console unless SMTP is configured, e.g.
+# EMAIL_URL=smtp+tls://user:password@smtp.example.org:587 and DEFAULT_FROM_EMAIL=recam@example.org.
+_email = env.email_url("EMAIL_URL", default="consolemail://")
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default=_email["EMAIL_BACKEND"])
+for _key in (
+    "EMAIL_HOST",
+    "EMAIL_PORT",
+    "EMAIL_HOST_USER",
+    "EMAIL_HOST_PASSWORD",
+    "EMAIL_USE_TLS",
+    "EMAIL_USE_SSL",
+):
+    if _email.get(_key) is not None:
+        globals()[_key] = _email[_key]
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="ReCAM organizers <recam@localhost>")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -104,6 +121,13 @@ STATICFILES_DIRS = [PLATFORM_DIR / "static"]
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 # Gold answers live outside MEDIA_ROOT: nothing serves this folder; only the scoring service reads it.
 GOLD_ROOT = Path(env.str("GOLD_ROOT", default=str(VAR_DIR / "gold")))
+
+# Organizer console datasets: uploaded pairs files and generation jobs' outputs (docs/organizers.md).
+DATASETS_ROOT = Path(env.str("DATASETS_ROOT", default=str(VAR_DIR / "datasets")))
+XSUM_PATH = env.str(
+    "XSUM_PATH", default=str(BASE_DIR.parent / "shared" / "data" / "xsum" / "xsum_test_1k.jsonl")
+)
+CONSOLE_GENERATION_TASK = "console.generate_dataset"
 
 # --- ReCAM ---------------------------------------------------------------------------------------
 RECAM_DATA_DIR = Path(env.str("RECAM_DATA_DIR", default=str(BASE_DIR / "data" / "recam")))

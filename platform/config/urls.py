@@ -11,6 +11,8 @@ urlpatterns = [
     path("", include("submissions.urls")),
     path("c/", include("leaderboards.urls")),
     path("admin/", admin.site.urls),
+    path("console/", include("console.urls")),
+    path("", include("onboarding.urls")),
     path("api/", include("api.urls")),
     path("validation/", include("validation.urls")),
 ]

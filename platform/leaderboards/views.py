@@ -34,7 +34,8 @@ def _frozen(phase: Phase) -> OfficialResult | None:
 def _tables(phase: Phase, frozen: OfficialResult | None):
     if frozen is not None:
         return official_tables(result=frozen)
-    return leaderboard_tables(phase=phase, subtasks=[ts.subtask for ts in phase.test_sets.all()])
+    subtasks = [ts.subtask for ts in phase.test_sets.all()]
+    return leaderboard_tables(phase=phase, subtasks=subtasks, with_submissions=True)  # + system names
 
 
 def _version_sql() -> str:

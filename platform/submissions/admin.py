@@ -26,6 +26,10 @@ class ScoreInline(admin.TabularInline):
         "scorer_version",
         "gold_sha256",
     )
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False  # scores are written by the scorer only
 
 
 @admin.register(Submission)
@@ -84,6 +88,13 @@ class ScoreAdmin(admin.ModelAdmin):
         "scorer_version",
     )
     list_filter = ("test_subtask", "trained_on")
+
+    # Score rows come from the one scorer only: never added or edited by hand (re-score instead).
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(SubmissionFile)

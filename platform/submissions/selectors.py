@@ -119,5 +119,17 @@ def counted_note(*, submission: Submission, counted_ids: set[int], hidden: bool)
     if phase.counted_policy == "best" and hidden:
         return "your best-scoring submission counts (results are hidden)"
     if submission.pk in counted_ids:
-        return "this is your counted submission"
+        subtasks = sorted({f.subtask for f in submission.files.all()})
+        which = " and ".join(f"Subtask {n}" for n in subtasks)
+        return f"this is your counted submission for {which}" if which else "this is your counted submission"
     return ""
+
+
+def submission_duplicate_of_other_team(*, submission: Submission) -> bool:
+    """True when another team already uploaded a byte-identical file (same sha256) to the same phase."""
+    return (
+        Submission.objects.filter(phase_id=submission.phase_id, sha256=submission.sha256)
+        .exclude(team_id=submission.team_id)
+        .filter(received_at__lte=submission.received_at)
+        .exists()
+    )

@@ -21,6 +21,7 @@ from submissions.selectors import (
     counted_note,
     counted_submission_ids,
     results_hidden_for,
+    submission_duplicate_of_other_team,
     submission_get_for_user,
     submission_list_for_team,
     submission_status,
@@ -136,6 +137,7 @@ def submission_detail(request, pk: int):
         "results_hidden": hidden,
         "validity": submission_validity(submission=submission),
         "counted_note": counted_note(submission=submission, counted_ids=counted, hidden=hidden),
+        "duplicate": submission_duplicate_of_other_team(submission=submission),
     }
     context["queue"] = submission_queue_info(submission=submission)
     return render(request, "submissions/detail.html", context)

@@ -3,6 +3,9 @@ from django import forms
 
 class TeamCreateForm(forms.Form):
     name = forms.CharField(max_length=60, label="Team name")
+    accept_rules = forms.BooleanField(
+        required=True, label="My team accepts the competition rules and terms (see the Rules page)"
+    )
 
 
 class TeamJoinForm(forms.Form):

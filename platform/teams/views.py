@@ -48,7 +48,9 @@ def team_join_page(request, code: str):
     if team is None:
         raise Http404("this invite code is not valid")
     error = None
-    if request.method == "POST":
+    if request.method == "POST" and not request.POST.get("accept_rules"):
+        error = "Accept the competition rules and terms to join."
+    elif request.method == "POST":
         try:
             team_join(team=team, user=request.user)
         except ApplicationError as exc:

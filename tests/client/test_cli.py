@@ -33,7 +33,7 @@ def test_submit_and_wait_prints_the_scores(alice_env, example_zip_path, recam_da
         recam_data_dir / "training_data" / "Task_1_dev.jsonl",
     )
     [row] = [line.split() for line in result.output.splitlines() if line.startswith("1 ")]
-    assert row[2:5] == [str(correct), str(total), f"{correct / total:.4f}"]
+    assert row[2:5] == [str(correct), str(total), f"{100 * correct / total:.2f}"]  # as the site prints it
 
 
 def test_submit_trained_on_marks_a_cross_file(alice_env, example_zip_path):
@@ -140,3 +140,35 @@ def test_python_m_client_runs_as_a_program(alice_env):
     )
     assert unknown.returncode == 1
     assert "no phase 'finals'" in unknown.stderr
+
+
+def test_leaderboard_is_compact_in_points_like_the_site(alice_env, example_zip_path, recam_data_dir):
+    run("submit", "--phase", "practice", str(example_zip_path))
+    correct, total = independent_accuracy(
+        recam_data_dir / "submission_example" / "subtask1.csv",
+        recam_data_dir / "training_data" / "Task_1_dev.jsonl",
+    )
+    lines = run("leaderboard", "--phase", "practice").output.splitlines()
+    assert lines[3].split() == ["rank", "team", "acc", "acc.", "cross"]
+    assert lines[5].split()[:3] == ["1", "Alpha", f"{100 * correct / total:.2f}"]
+
+
+def test_an_unreachable_server_exits_non_zero(monkeypatch):
+    monkeypatch.setenv("RECAM_URL", "http://127.0.0.1:9")
+    for args in (["leaderboard", "--phase", "practice"], ["data", "--phase", "practice"], ["list"]):
+        monkeypatch.setenv("RECAM_TOKEN", "x")
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1, args
+        assert "cannot reach the server at http://127.0.0.1:9" in result.output
+
+
+def test_data_downloads_the_public_files_without_labels(alice_env, tmp_path):
+    out = tmp_path / "data"
+    result = run("data", "--phase", "practice", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["example-practice.zip", "recam-starting-kit.zip", "subtask1.jsonl", "subtask2.jsonl"]
+    rows = [json.loads(line) for line in (out / "subtask1.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert rows
+    assert all("label" not in row for row in rows)
+    assert run("data", "--phase", "no-such-phase", "--out", str(out)).exit_code == 1

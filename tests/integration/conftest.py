@@ -50,6 +50,8 @@ def scoring_worker(django_db_setup, django_db_blocker, tmp_path_factory):
         "CELERY_SCORING_QUEUE": QUEUE,
         "MEDIA_ROOT": str(storage / "media"),
         "GOLD_ROOT": str(storage / "gold"),
+        "DATASETS_ROOT": str(storage / "datasets"),
+        "CELERY_CPU_QUEUE": QUEUE,
         "CELERY_TASK_ALWAYS_EAGER": "false",
     }
     command = [sys.executable, "-m", "celery", "-A", "tasks.app", "worker", "-Q", QUEUE, "--pool", "solo"]
@@ -112,6 +114,8 @@ def worker(scoring_worker, transactional_db, settings):
     settings.CELERY_SCORING_QUEUE = QUEUE
     settings.MEDIA_ROOT = scoring_worker / "media"
     settings.GOLD_ROOT = scoring_worker / "gold"
+    settings.DATASETS_ROOT = scoring_worker / "datasets"
+    settings.CELERY_CPU_QUEUE = QUEUE  # console generation jobs go to this test's worker too
     saved = app.conf.broker_url, app.conf.result_backend, app.conf.task_always_eager
     app.conf.broker_url = app.conf.result_backend = BROKER_URL
     app.conf.task_always_eager = False
@@ -137,3 +141,24 @@ def wait_for_status(submission, statuses: set[str], attempts: int = 240):
     pytest.fail(
         f"submission {submission.pk} still {submission.status!r} (waited for {statuses}); broker keys {keys}"
     )
+
+
+@pytest.fixture
+def example_zip_bytes(recam_data_dir) -> bytes:
+    from recam.submission import make_zip
+
+    folder = recam_data_dir / "submission_example"
+    return make_zip({name: (folder / name).read_bytes() for name in ("subtask1.csv", "subtask2.csv")})
+
+
+@pytest.fixture
+def chromium(monkeypatch):
+    """A headless Chromium browser (pages are opened by the test, with its own viewport)."""
+    from tests.integration.test_browser import CHROMIUM, CHROMIUM_ARGS
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

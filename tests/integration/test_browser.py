@@ -49,12 +49,14 @@ def test_sign_up_team_upload_and_read_the_leaderboard(
 
     page.goto(f"{live_server.url}/accounts/signup/")
     page.fill("#id_username", "ada")
+    page.fill("#id_email", "ada@example.org")
     page.fill("#id_password1", "a-long-test-password")
     page.fill("#id_password2", "a-long-test-password")
     page.click("#signup-button")
 
     page.goto(f"{live_server.url}/c/{competition.slug}/team/")
     page.fill("#id_name", "Abstract Owls")
+    page.check("#id_accept_rules")
     page.click("button[name=create]")
     page.wait_for_selector("#invite-link")
 

@@ -39,7 +39,7 @@ def test_api_hides_scores_and_board(hidden, client):
     body = client.get(f"/api/submissions/{submission.pk}/").json()
     assert body["scores"] == []
     assert body["best_accuracy"] is None
-    assert body["counted"] == "this is your counted submission"
+    assert body["counted"] == "this is your counted submission for Subtask 1"
     board = client.get(f"/api/phases/{phase.kind}/leaderboard/?competition={phase.competition.slug}").json()
     assert board["results_hidden"] is True
     assert board["tables"] == []

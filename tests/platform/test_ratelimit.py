@@ -57,7 +57,7 @@ def test_login_is_limited_per_address_and_username(db, client, settings):
 def test_signup_is_limited_per_address(db, client, settings):
     settings.RATELIMIT_SIGNUP = "1/3600"
     form = {"password1": "a-long-test-password", "password2": "a-long-test-password"}
-    assert client.post(reverse("signup"), {"username": "ada", **form}).status_code == 302
+    assert client.post(reverse("signup"), {"username": "ada", "email": "a@x.org", **form}).status_code == 302
     refused = client.post(reverse("signup"), {"username": "grace", **form})
     assert refused.status_code == 429
     assert b"Too many sign-ups from your address" in refused.content

@@ -46,7 +46,12 @@ def test_home_redirects_to_the_only_competition_which_is_public(competition, cli
 def test_signup_logs_the_new_user_in(db, client):
     response = client.post(
         reverse("signup"),
-        {"username": "ada", "password1": "a-long-test-password", "password2": "a-long-test-password"},
+        {
+            "username": "ada",
+            "email": "ada@example.org",
+            "password1": "a-long-test-password",
+            "password2": "a-long-test-password",
+        },
     )
     assert response.status_code == 302
     assert get_user_model().objects.filter(username="ada").exists()
@@ -63,13 +68,15 @@ def test_team_create_then_join_with_the_invite_link(competition, client):
     owner, friend = UserFactory(), UserFactory()
     client.force_login(owner)
     response = client.post(
-        reverse("team", args=[competition.slug]), {"create": "1", "name": "Owls"}, follow=True
+        reverse("team", args=[competition.slug]),
+        {"create": "1", "name": "Owls", "accept_rules": "on"},
+        follow=True,
     )
     assert b"Invite team-mates" in response.content
     invite = response.context["invite_url"]
     other = Client()
     other.force_login(friend)
-    response = other.post(invite, follow=True)
+    response = other.post(invite, {"accept_rules": "1"}, follow=True)
     assert friend.username.encode() in response.content
     assert response.context["team"].name == "Owls"
 
@@ -224,7 +231,9 @@ def test_join_by_pasting_the_invite_link_into_the_form(competition, client):
     form = {"join": "1", "invite_code": f"http://testserver/teams/join/{team.invite_code}/"}
     response = client.post(reverse("team", args=[competition.slug]), form, follow=True)
     assert response.context["team"] == team
-    response = client.post(reverse("team_join", args=[team.invite_code]), follow=True)
+    refused = client.post(reverse("team_join", args=[team.invite_code]), follow=True)
+    assert b"Accept the competition rules" in refused.content
+    response = client.post(reverse("team_join", args=[team.invite_code]), {"accept_rules": "1"}, follow=True)
     assert response.context["team"] == team
     assert response.context["members"] == [owner.username, response.wsgi_request.user.username]
 

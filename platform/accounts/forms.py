@@ -1,0 +1,21 @@
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
+
+
+class SignupForm(UserCreationForm):
+    """Sign-up with an e-mail address: for password resets and for the organizers to reach teams."""
+
+    email = forms.EmailField(
+        label="E-mail", help_text="For password resets and competition announcements; never shown."
+    )
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"].strip()
+        if get_user_model().objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError("An account with this e-mail exists: log in or reset its password.")
+        return email

@@ -1,0 +1,142 @@
+"""Writes for the organizers' console: thin orchestration over the competitions, submissions and
+leaderboards services (the same ones the recam_* management commands call); nothing is duplicated."""
+
+import datetime as dt
+import hashlib
+import tempfile
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from competitions.errors import ApplicationError
+from competitions.models import Competition, GoldAnswers, Phase, TestSet
+from competitions.services import gold_load_file, gold_store, phase_test_set_store
+from onboarding.selectors import public_questions_path
+from recam.records import Question, iter_questions, write_questions
+
+# A SemEval evaluation window: dated, a few uploads per day, hidden scores, the team's choice counts.
+EVALUATION_DAYS = 21
+EVALUATION_PER_DAY = 3
+EVALUATION_TOTAL = 30
+PRACTICE_PER_DAY = 20
+PHASE_ORDER = {Phase.Kind.PRACTICE: 1, Phase.Kind.EVALUATION: 2, Phase.Kind.POST_EVALUATION: 3}
+
+
+def phase_defaults(*, kind: str, now: dt.datetime | None = None) -> dict:
+    """Sane settings for a new phase of ``kind`` (never open-ended with unlimited uploads by accident)."""
+    start = (now or timezone.now()).replace(minute=0, second=0, microsecond=0) + dt.timedelta(hours=1)
+    base = {"order": PHASE_ORDER.get(kind, 9), "starts_at": start, "title": Phase.Kind(kind).label}
+    if kind == Phase.Kind.EVALUATION:
+        return base | {
+            "ends_at": start + dt.timedelta(days=EVALUATION_DAYS),
+            "max_submissions_per_day": EVALUATION_PER_DAY,
+            "max_submissions_total": EVALUATION_TOTAL,
+            "counted_policy": Phase.CountedPolicy.SELECTED,
+            "results_hidden": True,
+        }
+    return base | {
+        "ends_at": None,
+        "max_submissions_per_day": PRACTICE_PER_DAY,
+        "max_submissions_total": None,
+        "counted_policy": Phase.CountedPolicy.BEST,
+        "results_hidden": False,
+    }
+
+
+def phase_save(*, competition: Competition, kind: str, values: dict) -> Phase:
+    """Create the competition's phase of ``kind`` or update its settings; a policy change rewrites the board."""
+    from leaderboards.official import leaderboard_refresh_phase
+
+    if values.get("ends_at") and values.get("starts_at") and values["ends_at"] <= values["starts_at"]:
+        raise ApplicationError("the phase must end after it starts")
+    with transaction.atomic():
+        phase = Phase.objects.filter(competition=competition, kind=kind).first()
+        old_policy = phase.counted_policy if phase else None
+        if phase is None:
+            phase = Phase(competition=competition, kind=kind, **phase_defaults(kind=kind))
+        for name, value in values.items():
+            setattr(phase, name, value)
+        phase.save()
+        if old_policy is not None and old_policy != phase.counted_policy:
+            leaderboard_refresh_phase(phase=phase)
+    return phase
+
+
+def test_set_load_upload(*, phase: Phase, subtask: int, data: bytes, filename: str) -> tuple[TestSet, bool]:
+    """Load a ReCAM jsonl as the phase's test set of ``subtask``; returns (test set, gold stored).
+
+    Every line is checked first (a bad line is reported with the file name and line number and
+    nothing is changed). The labels, when every question has one, become the gold answers (under
+    GOLD_ROOT); the questions without labels are written for the phase's Data page.
+    """
+    try:
+        questions = list(iter_questions(data.decode("utf-8-sig").splitlines(), source=filename))
+    except UnicodeDecodeError:
+        raise ApplicationError(f"{filename}: not UTF-8 text") from None
+    except ValueError as exc:
+        raise ApplicationError(str(exc)) from None
+    if not questions:
+        raise ApplicationError(f"{filename}: no questions")
+    labelled = [q for q in questions if q.label is not None]
+    if labelled and len(labelled) != len(questions):
+        raise ApplicationError(
+            f"{filename}: {len(labelled)} of {len(questions)} questions have a label; give all or none"
+        )
+    with transaction.atomic():
+        test_set = phase_test_set_store(
+            phase=phase,
+            subtask=subtask,
+            question_ids=[q.id for q in questions],
+            source_name=filename,
+            source_sha256=hashlib.sha256(data).hexdigest(),
+        )
+        if labelled:
+            gold_store(test_set=test_set, labels={q.id: q.label for q in questions}, source_name=filename)
+        else:
+            GoldAnswers.objects.filter(test_set=test_set).delete()  # new questions: old gold is void
+        public_questions_write(test_set=test_set, questions=questions)
+    return test_set, bool(labelled)
+
+
+def public_questions_write(*, test_set: TestSet, questions: list[Question]) -> Path:
+    """The questions WITHOUT labels, as participants download them (gold never leaves GOLD_ROOT)."""
+    target = public_questions_path(test_set=test_set)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    unlabelled = [
+        Question(id=q.id, article=q.article, question=q.question, options=q.options) for q in questions
+    ]
+    partial = target.with_name(target.name + ".partial")
+    write_questions(partial, unlabelled)
+    partial.replace(target)
+    return target
+
+
+def gold_load_upload(*, phase: Phase, subtask: int, data: bytes, filename: str) -> GoldAnswers:
+    """Load gold labels uploaded in the console (labelled .jsonl or id,label .csv) and re-score the phase,
+    through the same service as ``recam_gold``."""
+    suffix = ".jsonl" if filename.lower().endswith(".jsonl") else ".csv"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / (Path(filename).stem + suffix)
+        path.write_bytes(data)
+        return gold_load_file(phase=phase, subtask=subtask, path=path)
+
+
+def submissions_rescore(*, phase: Phase, ids: list[int]) -> int:
+    from submissions.models import Submission
+    from submissions.services import submission_requeue
+
+    chosen = list(Submission.objects.filter(phase=phase, pk__in=ids))
+    for submission in chosen:
+        submission_requeue(submission=submission)
+    return len(chosen)
+
+
+def submissions_mark_failed(*, phase: Phase, ids: list[int], reason: str) -> int:
+    from submissions.models import Submission
+    from submissions.services import submission_mark_failed
+
+    chosen = list(Submission.objects.filter(phase=phase, pk__in=ids))
+    for submission in chosen:
+        submission_mark_failed(submission=submission, reason=reason or "marked failed by the organizers")
+    return len(chosen)

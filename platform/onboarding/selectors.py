@@ -1,0 +1,66 @@
+"""Reads: a phase's public files (questions WITHOUT labels, an example submission, the starting kit).
+
+Gold labels never leave GOLD_ROOT: the questions are re-written from their source with the label dropped.
+"""
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+from django.conf import settings
+
+from competitions.models import Phase, TestSet
+from recam.records import iter_questions
+from recam.submission import format_predictions, make_zip
+
+KIT_DIR = Path(__file__).resolve().parent / "kit"
+
+
+def public_questions_path(*, test_set: TestSet) -> Path:
+    """Where the console writes a loaded test set's questions without labels."""
+    phase = test_set.phase
+    folder = Path(settings.MEDIA_ROOT) / "public" / phase.competition.slug / phase.kind
+    return folder / f"subtask{test_set.subtask}.jsonl"
+
+
+def _source(test_set: TestSet) -> Path | None:
+    for path in (
+        public_questions_path(test_set=test_set),
+        Path(settings.RECAM_DATA_DIR) / test_set.source_name,
+    ):
+        if path.is_file():
+            return path
+    return None
+
+
+def public_questions_jsonl(*, test_set: TestSet) -> bytes | None:
+    """The test set's questions (id, article, question, option_0..4), never a label; None if no file."""
+    path = _source(test_set)
+    if path is None:
+        return None
+    lines = path.read_text(encoding="utf-8-sig").splitlines()
+    out = io.StringIO()
+    for question in iter_questions(lines, source=path.name):
+        record = question.to_json()
+        record.pop("label", None)
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return out.getvalue().encode("utf-8")
+
+
+def example_submission_zip(*, phase: Phase) -> bytes:
+    """A valid upload for the phase: every test id with label 0 (a format example, not a system)."""
+    files = {
+        f"subtask{ts.subtask}.csv": format_predictions({qid: 0 for qid in ts.question_ids}).encode("utf-8")
+        for ts in phase.test_sets.all()
+    }
+    return make_zip(files)
+
+
+def starting_kit_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(KIT_DIR.iterdir()):
+            if path.is_file() and not path.name.startswith("."):
+                archive.write(path, f"recam-starting-kit/{path.name}")
+    return buffer.getvalue()
