@@ -2,6 +2,7 @@
 
 from competitions.models import Phase
 from leaderboards.counting import Candidate, counted_per_slot
+from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry
 from teams.models import Team
 
@@ -59,6 +60,7 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
     LeaderboardEntry.objects.filter(phase=phase, team=team).exclude(
         test_subtask__in=[e.test_subtask for e in entries]
     ).delete()
+    leaderboard_statistics_refresh(phase=phase)
     return entries
 
 
