@@ -73,7 +73,8 @@ def _rows(phase):
 def test_identical_and_one_question_apart_tie_and_a_clearly_better_file_ranks_above(board):
     phase, base = board
     rows = _rows(phase)
-    assert rows["strong"].rank == 1 and rows["strong"].rank_tied_with == ()
+    assert rows["strong"].rank == 1
+    assert rows["strong"].rank_tied_with == ()
     assert {rows[n].rank for n in ("orig", "copy", "plus1")} == {2}
     assert rows["orig"].rank_tied_with == ("copy", "plus1")
     assert rows["strong"].rank_test.startswith("exact McNemar")
@@ -94,7 +95,8 @@ def test_statistics_are_written_per_score_change_not_per_page_view(board, client
     client.get(url)  # fills the cache
     with django_assert_num_queries(1):
         page = client.get(url).content.decode()
-    assert "±" in page and '<sup class="tie">=</sup>' in page
+    assert "±" in page
+    assert '<sup class="tie">=</sup>' in page
     assert "exact McNemar test" in page
 
 
@@ -111,14 +113,18 @@ def test_exports_carry_interval_rank_and_ties_and_the_freeze_keeps_them(board, c
     assert (orig["rank"], orig["rank_tied_with"]) == ("2", "copy; plus1")
     data = json.loads(client.get(reverse("leaderboard_export", args=[*args, "json"])).content)
     strong = next(r for r in data["rows"] if r["team"] == "strong")
-    assert strong["drop_lo"] < strong["drop"] < strong["drop_hi"] and strong["rank_tied_with"] == []
+    assert strong["drop_lo"] < strong["drop"] < strong["drop_hi"]
+    assert strong["rank_tied_with"] == []
     latex = client.get(reverse("leaderboard_export", args=[*args, "latex"])).content.decode()
-    assert r"$\pm$" in latex and "exact McNemar test" in latex and r"2$^{=}$ & orig" in latex
+    assert r"$\pm$" in latex
+    assert "exact McNemar test" in latex
+    assert r"2$^{=}$ & orig" in latex
     result = official_result_freeze(phase=phase)
     LeaderboardEntry.objects.filter(phase=phase).update(accuracy_lo=None, stat_rank=None)  # later changes...
     (frozen,) = [t for t in official_tables(result=result) if t.subtask == 1]
     frozen_orig = next(r for r in frozen.rows if r.team == "orig")  # ...do not reach the snapshot
-    assert frozen_orig.accuracy_lo == float(orig["accuracy_lo"]) and frozen_orig.rank_tied_with == (
+    assert frozen_orig.accuracy_lo == float(orig["accuracy_lo"])
+    assert frozen_orig.rank_tied_with == (
         "copy",
         "plus1",
     )
@@ -130,6 +136,9 @@ def test_a_team_without_answers_per_question_keeps_the_rank_by_accuracy(board):
     LeaderboardEntry.objects.filter(phase=phase).update(stats_key="")
     leaderboard_statistics_refresh(phase=phase)
     rows = _rows(phase)
-    assert rows["strong"].rank == 1 and rows["plus1"].rank == 2 and rows["orig"].rank == 3
-    assert rows["copy"].accuracy_lo is None and rows["orig"].accuracy_lo is not None
+    assert rows["strong"].rank == 1
+    assert rows["plus1"].rank == 2
+    assert rows["orig"].rank == 3
+    assert rows["copy"].accuracy_lo is None
+    assert rows["orig"].accuracy_lo is not None
     assert all(r.rank_test == "" for r in rows.values())
