@@ -184,6 +184,16 @@ class LeaderboardRowSerializer(serializers.Serializer):
     cross_correct = serializers.IntegerField(allow_null=True)
     cross_total = serializers.IntegerField(allow_null=True)
     drop = serializers.FloatField(allow_null=True, help_text="accuracy - cross_accuracy")
+    accuracy_lo = serializers.FloatField(allow_null=True, help_text="95% bootstrap interval of accuracy")
+    accuracy_hi = serializers.FloatField(allow_null=True)
+    cross_accuracy_lo = serializers.FloatField(allow_null=True)
+    cross_accuracy_hi = serializers.FloatField(allow_null=True)
+    drop_lo = serializers.FloatField(allow_null=True, help_text="paired bootstrap interval of the drop")
+    drop_hi = serializers.FloatField(allow_null=True)
+    rank_tied_with = serializers.ListField(
+        child=serializers.CharField(), help_text="teams sharing this rank (statistically tied)"
+    )
+    rank_test = serializers.CharField(help_text="the test behind the rank; empty: ranked by accuracy")
 
 
 class LeaderboardTableSerializer(serializers.Serializer):

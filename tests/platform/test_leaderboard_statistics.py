@@ -142,3 +142,14 @@ def test_a_team_without_answers_per_question_keeps_the_rank_by_accuracy(board):
     assert rows["copy"].accuracy_lo is None
     assert rows["orig"].accuracy_lo is not None
     assert all(r.rank_test == "" for r in rows.values())
+
+
+def test_the_api_board_carries_the_statistics(board, client):
+    phase, _ = board
+    body = client.get(f"/api/phases/{phase.kind}/leaderboard/?competition={phase.competition.slug}").json()
+    (table,) = [t for t in body["tables"] if t["subtask"] == 1]
+    orig = next(r for r in table["rows"] if r["team"] == "orig")
+    assert orig["accuracy_lo"] < orig["accuracy"] < orig["accuracy_hi"]
+    assert orig["rank"] == 2
+    assert orig["rank_tied_with"] == ["copy", "plus1"]
+    assert orig["rank_test"].startswith("exact McNemar")
