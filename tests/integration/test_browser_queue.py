@@ -14,6 +14,15 @@ pytestmark = [pytest.mark.integration, pytest.mark.browser]
 Status = Submission.Status
 
 
+@pytest.fixture
+def drop_ready(transactional_db):
+    """End the live server's idle database sessions (PostgreSQL) so the test database can be dropped."""
+    from tests.integration.conftest import _end_other_sessions
+
+    yield
+    _end_other_sessions()
+
+
 def _submission(team, phase, status, **times):
     return Submission.objects.create(
         team=team,
@@ -28,7 +37,7 @@ def _submission(team, phase, status, **times):
     )
 
 
-def test_queue_place_and_eta_update_without_reloading(transactional_db, live_server, browser_page, settings):  # noqa: F811
+def test_queue_place_and_eta_update_without_reloading(drop_ready, live_server, browser_page, settings):  # noqa: F811
     settings.SCORING_WORKERS = 1
     phase = PhaseFactory(kind="practice")
     team, other = TeamFactory(competition=phase.competition), TeamFactory(competition=phase.competition)
