@@ -32,11 +32,18 @@ def bench_d(options: dict) -> dict:
     return run_queries(data_dir=options["data_dir"])
 
 
+def bench_e(options: dict) -> dict:
+    from bench.analytics import run_analytics
+
+    return run_analytics()
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
     "c": ("c_leaderboard_rps", "(c) Leaderboard requests/s from gunicorn, 200 teams x 10", bench_c),
     "d": ("d_leaderboard_queries", "(d) Database queries per leaderboard page as teams grow", bench_d),
+    "e": ("e_statistics", "(e) Analytics 60 teams x 2,025 questions; tied ranks of 200 teams", bench_e),
 }
 
 

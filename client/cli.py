@@ -37,7 +37,10 @@ def wait_for_result(
     with tqdm(total=None, bar_format="{desc} [{elapsed}]", desc=f"submission {submission_id}: ...") as bar:
         while True:
             sub = api.status(submission_id=submission_id)
-            bar.set_description_str(f"submission {submission_id}: {sub.get('status')}")
+            queue = sub.get("queue") or {}
+            place = f", place {queue['position']}" if queue.get("position") else ""
+            eta = f", ~{queue['eta_seconds']:.0f} s" if queue.get("eta_seconds") is not None else ""
+            bar.set_description_str(f"submission {submission_id}: {sub.get('status')}{place}{eta}")
             bar.update()
             if sub.get("status") in FINAL_STATUSES:
                 return sub

@@ -58,6 +58,13 @@ def submission(sub: dict) -> str:
             f"file {file.get('name')}: subtask {file.get('subtask')}, trained on subtask "
             f"{file.get('trained_on')}, {file.get('num_predictions')} predictions"
         )
+    queue = sub.get("queue") or {}
+    if queue.get("position"):
+        eta = queue.get("eta_seconds")
+        lines.append(
+            f"queue: place {queue['position']} ({queue.get('ahead')} ahead)"
+            + (f", estimated {eta:.0f} s until scored" if eta is not None else ", no estimate yet")
+        )
     if sub.get("validity"):
         lines.append(sub["validity"])
     if sub.get("counted"):

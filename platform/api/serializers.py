@@ -1,5 +1,6 @@
 """Request and response shapes of the token API (they also make its OpenAPI description)."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from submissions.models import Score, Submission, SubmissionFile
@@ -60,6 +61,15 @@ class ScoreSerializer(serializers.ModelSerializer):
         )
 
 
+class QueueSerializer(serializers.Serializer):
+    position = serializers.IntegerField(allow_null=True, help_text="1 = scored next (or being scored)")
+    ahead = serializers.IntegerField(allow_null=True)
+    eta_seconds = serializers.FloatField(allow_null=True, help_text="estimate from recent scoring times")
+    median_seconds_scoring = serializers.FloatField(allow_null=True)
+    median_seconds_to_score = serializers.FloatField(allow_null=True)
+    median_over = serializers.IntegerField()
+
+
 class SubmissionSerializer(serializers.ModelSerializer):
     """A submission; ``scores`` is empty while the phase hides results (``results_hidden``)."""
 
@@ -73,6 +83,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
     validity = serializers.SerializerMethodField()
     best_accuracy = serializers.SerializerMethodField()
     counted = serializers.SerializerMethodField()
+    queue = serializers.SerializerMethodField(help_text="place in the scoring queue and ETA while waiting")
 
     class Meta:
         model = Submission
@@ -99,6 +110,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "scores",
             "best_accuracy",
             "counted",
+            "queue",
         )
 
     def _hidden(self, sub: Submission) -> bool:
@@ -124,6 +136,19 @@ class SubmissionSerializer(serializers.ModelSerializer):
         if key not in memo:
             memo[key] = counted_submission_ids(phase=sub.phase, team=sub.team)
         return counted_note(submission=sub, counted_ids=memo[key], hidden=self._hidden(sub))
+
+    @extend_schema_field(QueueSerializer(allow_null=True))
+    def get_queue(self, sub: Submission) -> dict | None:
+        """Only while the submission waits (no queries for finished ones)."""
+        from submissions.queue import submission_queue_info
+
+        if sub.status not in (
+            Submission.Status.QUEUED,
+            Submission.Status.SCORING,
+            Submission.Status.RECEIVED,
+        ):
+            return None
+        return submission_queue_info(submission=sub).as_dict()
 
     def get_validity(self, sub: Submission) -> str:
         """What a team may always know: its file was valid, and which ids it covered."""
@@ -159,6 +184,16 @@ class LeaderboardRowSerializer(serializers.Serializer):
     cross_correct = serializers.IntegerField(allow_null=True)
     cross_total = serializers.IntegerField(allow_null=True)
     drop = serializers.FloatField(allow_null=True, help_text="accuracy - cross_accuracy")
+    accuracy_lo = serializers.FloatField(allow_null=True, help_text="95% bootstrap interval of accuracy")
+    accuracy_hi = serializers.FloatField(allow_null=True)
+    cross_accuracy_lo = serializers.FloatField(allow_null=True)
+    cross_accuracy_hi = serializers.FloatField(allow_null=True)
+    drop_lo = serializers.FloatField(allow_null=True, help_text="paired bootstrap interval of the drop")
+    drop_hi = serializers.FloatField(allow_null=True)
+    rank_tied_with = serializers.ListField(
+        child=serializers.CharField(), help_text="teams sharing this rank (statistically tied)"
+    )
+    rank_test = serializers.CharField(help_text="the test behind the rank; empty: ranked by accuracy")
 
 
 class LeaderboardTableSerializer(serializers.Serializer):

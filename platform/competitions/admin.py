@@ -39,7 +39,9 @@ class PhaseAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change) -> None:
         super().save_model(request, obj, form, change)
-        if change and "counted_policy" in form.changed_data:  # the board follows the new policy at once
+        if change and {"counted_policy", "fact_sheet_required"} & set(
+            form.changed_data
+        ):  # the board follows at once
             from leaderboards.official import leaderboard_refresh_phase
 
             leaderboard_refresh_phase(phase=obj)

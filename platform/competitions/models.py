@@ -45,6 +45,9 @@ class Phase(models.Model):
         max_length=10, choices=CountedPolicy.choices, default=CountedPolicy.BEST
     )
     results_hidden = models.BooleanField(default=False)
+    fact_sheet_required = models.BooleanField(
+        default=False, help_text="a team's result counts only once its fact sheet is complete"
+    )
 
     class Meta:
         ordering = ("competition", "order")

@@ -160,6 +160,11 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # a worker keeps its connection for CONN_MAX_AGE (tasks/scoring.py still drops broken or expired ones).
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_SCORING_QUEUE = env.str("CELERY_SCORING_QUEUE", default="scoring")
+# How many submissions the scoring workers take at once (scripts/run.sh: -c 2); used for the queue ETA.
+SCORING_WORKERS = env.int("SCORING_WORKERS", default=2)
+# Leaderboard statistics (leaderboards.intervals): bootstrap resamples and seed.
+RECAM_BOOTSTRAP_RESAMPLES = env.int("RECAM_BOOTSTRAP_RESAMPLES", default=1000)
+RECAM_BOOTSTRAP_SEED = env.int("RECAM_BOOTSTRAP_SEED", default=20210401)
 
 # --- Scoring that survives faults (docs/operations.md) -----------------------------------------
 # A submission queued or scoring for longer than this is stuck: the reaper re-queues it, and after

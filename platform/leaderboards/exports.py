@@ -11,6 +11,8 @@ FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/
 EXTENSIONS = {"csv": "csv", "json": "json", "latex": "tex"}
 FIELDS = ["test_subtask", "rank", "team", "baseline", "system_name", "accuracy", "correct", "total"]
 FIELDS += ["accuracy_cross", "correct_cross", "total_cross", "drop", "submitted_at", "submission_sha256"]
+FIELDS += ["accuracy_lo", "accuracy_hi", "accuracy_cross_lo", "accuracy_cross_hi", "drop_lo", "drop_hi"]
+FIELDS += ["rank_tied_with", "rank_test"]
 _LATEX_ESCAPES = {c: "\\" + c for c in "&%$#_{}"} | {
     "~": r"\textasciitilde{}",
     "^": r"\^{}",
@@ -38,6 +40,14 @@ def _record(subtask: int, row: LeaderboardRow) -> dict:
         "drop": row.drop,
         "submitted_at": row.submitted_at.isoformat() if row.submitted_at else None,
         "submission_sha256": row.submission_sha256,
+        "accuracy_lo": row.accuracy_lo,
+        "accuracy_hi": row.accuracy_hi,
+        "accuracy_cross_lo": row.cross_accuracy_lo,
+        "accuracy_cross_hi": row.cross_accuracy_hi,
+        "drop_lo": row.drop_lo,
+        "drop_hi": row.drop_hi,
+        "rank_tied_with": list(row.rank_tied_with),
+        "rank_test": row.rank_test,
     }
 
 
@@ -45,7 +55,8 @@ def board_csv(*, tables: Sequence[LeaderboardTable]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(board_records(tables=tables))
+    for record in board_records(tables=tables):
+        writer.writerow({**record, "rank_tied_with": "; ".join(record["rank_tied_with"])})
     return out.getvalue()
 
 
@@ -65,14 +76,27 @@ def _points(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
+def _with_interval(value: float | None, half_width: float | None) -> str:
+    if value is None or half_width is None:
+        return _points(value)
+    return f"{_points(value)}$\\pm${100 * half_width:.1f}"
+
+
+def _latex_rank(row: LeaderboardRow) -> str:
+    if row.rank is None:
+        return "-"
+    return f"{row.rank}$^{{=}}$" if row.rank_tied_with else str(row.rank)
+
+
 def latex_cross(row: LeaderboardRow) -> str:
     r"""Acc. Cross as the paper prints it: ``91.8 ($\downarrow$3.3)``; ``-`` where absent."""
     if row.cross_accuracy is None:
         return "-"
     if row.drop is None:
-        return _points(row.cross_accuracy)
+        return _with_interval(row.cross_accuracy, row.cross_half_width)
     arrow = r"$\downarrow$" if row.drop >= 0 else r"$\uparrow$"
-    return f"{_points(row.cross_accuracy)} ({arrow}{abs(100 * row.drop):.1f})"
+    cross = _with_interval(row.cross_accuracy, row.cross_half_width)
+    return f"{cross} ({arrow}{abs(100 * row.drop):.1f})"
 
 
 def board_latex(*, tables: Sequence[LeaderboardTable], caption_prefix: str = "Official results") -> str:
@@ -88,16 +112,31 @@ def board_latex(*, tables: Sequence[LeaderboardTable], caption_prefix: str = "Of
             r"\hline",
         ]
         for row in table.rows:
-            rank = "-" if row.rank is None else str(row.rank)
-            cells = [rank, latex_escape(row.team), _points(row.accuracy), latex_cross(row)]
+            accuracy = _with_interval(row.accuracy, row.accuracy_half_width)
+            cells = [_latex_rank(row), latex_escape(row.team), accuracy, latex_cross(row)]
             lines.append(" & ".join(cells) + r" \\")
         lines += [
             r"\hline",
             r"\end{tabular}",
             rf"\caption{{{caption_prefix} of Subtask {table.subtask} and Subtask 3. Acc: trained on the "
             rf"Subtask {table.subtask} training data; Acc. Cross: trained on the Subtask {table.cross_from} "
-            rf"training data, tested on the Subtask {table.subtask} test set.}}",
+            rf"training data, tested on the Subtask {table.subtask} test set.{_footnote(table)}}}",
             r"\end{table}",
         ]
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
+
+
+def _footnote(table: LeaderboardTable) -> str:
+    """The caption's note on the statistics, when the table carries them."""
+    notes = []
+    if any(row.accuracy_lo is not None or row.cross_accuracy_lo is not None for row in table.rows):
+        notes.append(r" $\pm$: half the 95\% percentile bootstrap interval over questions (1,000 resamples).")
+    tests = {row.rank_test for row in table.rows if row.rank_test}
+    if tests:
+        notes.append(
+            " Rank: 1 + the number of teams significantly better by the "
+            + latex_escape(", ".join(sorted(tests)))
+            + r" ($\alpha=0.05$); $^{=}$: rank shared with statistically tied teams."
+        )
+    return "".join(notes)

@@ -29,6 +29,19 @@ class LeaderboardEntry(models.Model):
     cross_correct = models.PositiveIntegerField(null=True, blank=True)
     cross_total = models.PositiveIntegerField(null=True, blank=True)
     cross_submitted_at = models.DateTimeField(null=True, blank=True)
+    # Statistics (``leaderboards.intervals``), written when a score changes: 95% bootstrap intervals,
+    # the rank by the paired test (1 + entries significantly better) and the teams sharing it.
+    accuracy_lo = models.FloatField(null=True, blank=True)
+    accuracy_hi = models.FloatField(null=True, blank=True)
+    cross_accuracy_lo = models.FloatField(null=True, blank=True)
+    cross_accuracy_hi = models.FloatField(null=True, blank=True)
+    drop_lo = models.FloatField(null=True, blank=True)
+    drop_hi = models.FloatField(null=True, blank=True)
+    stat_rank = models.PositiveIntegerField(null=True, blank=True)
+    rank_tied_with = models.JSONField(default=list, blank=True)
+    stats_key = models.CharField(
+        max_length=200, blank=True, help_text="what the intervals were computed from"
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -83,9 +96,37 @@ class OfficialResultRow(models.Model):
     cross_accuracy = models.FloatField(null=True, blank=True)
     cross_correct = models.PositiveIntegerField(null=True, blank=True)
     cross_total = models.PositiveIntegerField(null=True, blank=True)
+    accuracy_lo = models.FloatField(null=True, blank=True)
+    accuracy_hi = models.FloatField(null=True, blank=True)
+    cross_accuracy_lo = models.FloatField(null=True, blank=True)
+    cross_accuracy_hi = models.FloatField(null=True, blank=True)
+    drop_lo = models.FloatField(null=True, blank=True)
+    drop_hi = models.FloatField(null=True, blank=True)
+    rank_tied_with = models.JSONField(default=list, blank=True)
+    rank_test = models.CharField(max_length=120, blank=True, help_text="the test behind the rank, if any")
 
     class Meta:
         ordering = ("result", "test_subtask", "position")
 
     def __str__(self) -> str:
         return f"{self.result} / subtask {self.test_subtask} / {self.team_name}"
+
+
+class ScoreVector(models.Model):
+    """One score's answers per question (gold ids in sorted order), cached for intervals, ranks and analytics.
+
+    Built once from the stored file when the score is first needed (``leaderboards.intervals``), and
+    rebuilt when the score was computed against other gold answers.
+    """
+
+    score = models.OneToOneField("submissions.Score", on_delete=models.CASCADE, related_name="vector")
+    gold_sha256 = models.CharField(max_length=64)
+    # One character per question: the chosen option 0-4, "-" for no prediction.
+    choices = models.TextField(blank=True)
+    # One character per question: "1" right, "0" wrong.
+    correct = models.TextField(blank=True)
+    error = models.TextField(blank=True, help_text="why the vector could not be built (no stats then)")
+    built_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"vector of score {self.score_id}"

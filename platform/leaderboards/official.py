@@ -91,6 +91,14 @@ def _frozen_row(
         cross_accuracy=row.cross_accuracy,
         cross_correct=row.cross_correct,
         cross_total=row.cross_total,
+        accuracy_lo=row.accuracy_lo,
+        accuracy_hi=row.accuracy_hi,
+        cross_accuracy_lo=row.cross_accuracy_lo,
+        cross_accuracy_hi=row.cross_accuracy_hi,
+        drop_lo=row.drop_lo,
+        drop_hi=row.drop_hi,
+        rank_tied_with=list(row.rank_tied_with),
+        rank_test=row.rank_test,
     )
 
 
@@ -129,6 +137,14 @@ def _live_row(row: OfficialResultRow) -> LeaderboardRow:
         submission_id=row.submission_id_frozen,
         submission_sha256=row.submission_sha256,
         cross_submission_id=row.cross_submission_id_frozen,
+        accuracy_lo=row.accuracy_lo,
+        accuracy_hi=row.accuracy_hi,
+        cross_accuracy_lo=row.cross_accuracy_lo,
+        cross_accuracy_hi=row.cross_accuracy_hi,
+        drop_lo=row.drop_lo,
+        drop_hi=row.drop_hi,
+        rank_tied_with=tuple(row.rank_tied_with or ()),
+        rank_test=row.rank_test,
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from competitions.models import Phase, Subtask
 from leaderboards.models import LeaderboardEntry
+from recam.stats import TEST_NAME as RANK_TEST
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,25 @@ class LeaderboardRow:
     submission_id: int | None = None
     submission_sha256: str = ""
     cross_submission_id: int | None = None
+    # Statistics (``leaderboards.intervals``): 95% bootstrap intervals and who shares the rank.
+    accuracy_lo: float | None = None
+    accuracy_hi: float | None = None
+    cross_accuracy_lo: float | None = None
+    cross_accuracy_hi: float | None = None
+    drop_lo: float | None = None
+    drop_hi: float | None = None
+    rank_tied_with: tuple[str, ...] = ()
+    rank_test: str = ""  # the test behind the rank; empty: ranked by accuracy
+
+    @property
+    def accuracy_half_width(self) -> float | None:
+        return None if self.accuracy_lo is None else (self.accuracy_hi - self.accuracy_lo) / 2
+
+    @property
+    def cross_half_width(self) -> float | None:
+        return (
+            None if self.cross_accuracy_lo is None else (self.cross_accuracy_hi - self.cross_accuracy_lo) / 2
+        )
 
     @property
     def drop(self) -> float | None:
@@ -69,11 +89,15 @@ def _table(subtask: int, entries: list[LeaderboardEntry], with_submissions: bool
     )
     cross_only = [e for e in teams if e.accuracy is None]
     rows = [_row(e, None, with_submissions) for e in baselines]
-    rank, previous = 0, None
-    for position, entry in enumerate(ranked, start=1):
-        if entry.accuracy != previous:
-            rank, previous = position, entry.accuracy
-        rows.append(_row(entry, rank, with_submissions))
+    if ranked and all(e.stat_rank is not None for e in ranked):  # ranked by the paired test (stored)
+        ranked.sort(key=lambda e: e.stat_rank)  # stable: accuracy order within a rank
+        rows.extend(_row(e, e.stat_rank, with_submissions) for e in ranked)
+    else:
+        rank, previous = 0, None
+        for position, entry in enumerate(ranked, start=1):
+            if entry.accuracy != previous:
+                rank, previous = position, entry.accuracy
+            rows.append(_row(entry, rank, with_submissions))
     rows.extend(_row(e, None, with_submissions) for e in cross_only)
     return LeaderboardTable(
         subtask=subtask, title=Subtask(subtask).label, cross_from=3 - subtask, rows=tuple(rows)
@@ -101,6 +125,14 @@ def _row(entry: LeaderboardEntry, rank: int | None, with_submissions: bool = Fal
         cross_accuracy=entry.cross_accuracy,
         cross_correct=entry.cross_correct,
         cross_total=entry.cross_total,
+        accuracy_lo=entry.accuracy_lo,
+        accuracy_hi=entry.accuracy_hi,
+        cross_accuracy_lo=entry.cross_accuracy_lo,
+        cross_accuracy_hi=entry.cross_accuracy_hi,
+        drop_lo=entry.drop_lo,
+        drop_hi=entry.drop_hi,
+        rank_tied_with=tuple(entry.rank_tied_with or ()) if rank is not None else (),
+        rank_test=RANK_TEST if entry.stat_rank is not None and rank is not None else "",
         **extra,
     )
 

@@ -2,6 +2,7 @@
 
 from competitions.models import Phase
 from leaderboards.counting import Candidate, counted_per_slot
+from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry
 from teams.models import Team
 
@@ -36,6 +37,8 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
         for score in scores.values()
     ]
     counted = counted_per_slot(policy=phase.counted_policy, candidates=candidates)
+    if phase.fact_sheet_required and not team.is_baseline and not _has_fact_sheet(team):
+        counted = {}  # the phase requires a complete fact sheet before the team's result counts
     best: dict[tuple[int, bool], Score] = {slot: scores[c.submission_id] for slot, c in counted.items()}
     entries = [
         LeaderboardEntry(
@@ -59,7 +62,14 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
     LeaderboardEntry.objects.filter(phase=phase, team=team).exclude(
         test_subtask__in=[e.test_subtask for e in entries]
     ).delete()
+    leaderboard_statistics_refresh(phase=phase)
     return entries
+
+
+def _has_fact_sheet(team: Team) -> bool:
+    from teams.factsheets import fact_sheet_is_complete
+
+    return fact_sheet_is_complete(team=team)
 
 
 ENTRY_FIELDS = [

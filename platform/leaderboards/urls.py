@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboards import views
+from leaderboards import analytics_views, views
 
 urlpatterns = [
     path("<slug:slug>/leaderboard/<str:phase>/", views.leaderboard, name="leaderboard"),
@@ -8,5 +8,10 @@ urlpatterns = [
         "<slug:slug>/leaderboard/<str:phase>/export.<str:fmt>",
         views.leaderboard_export,
         name="leaderboard_export",
+    ),
+    path(
+        "<slug:slug>/analytics/<str:phase>/<int:subtask>/",
+        analytics_views.question_analytics,
+        name="question_analytics",
     ),
 ]

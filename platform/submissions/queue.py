@@ -1,9 +1,12 @@
 """Reads for the submission page: the place in the scoring queue and the phase's median time to score."""
 
+import math
 import statistics
 from dataclasses import asdict, dataclass
 
+from django.conf import settings
 from django.db.models import Q
+from django.utils import timezone
 
 from submissions.models import Submission
 
@@ -17,6 +20,10 @@ class QueueInfo:
     ahead: int | None  # submissions queued or scoring before it
     median_seconds_to_score: float | None  # upload to score, over the phase's recent scored ones
     median_over: int  # how many scored submissions the median is taken over
+    # Estimated seconds until this submission is scored, while it waits (None once it left the queue or
+    # before anything was scored): ``queue_eta_seconds``.
+    eta_seconds: float | None = None
+    median_seconds_scoring: float | None = None  # scoring start to finish, over recent scored ones
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -49,7 +56,53 @@ def phase_median_seconds_to_score(*, phase_id: int, recent: int = RECENT_SCORED)
     return (round(statistics.median(durations), 3) if durations else None), len(durations)
 
 
+def median_seconds_scoring(*, recent: int = RECENT_SCORED) -> float | None:
+    """Median seconds from scoring start to finish over the last ``recent`` scored submissions (one queue, all phases)."""
+    rows = (
+        Submission.objects.filter(
+            status=Status.SCORED, finished_at__isnull=False, scoring_started_at__isnull=False
+        )
+        .order_by("-finished_at")
+        .values_list("scoring_started_at", "finished_at")[:recent]
+    )
+    durations = [max(0.0, (finished - started).total_seconds()) for started, finished in rows]
+    return round(statistics.median(durations), 3) if durations else None
+
+
+def queue_eta_seconds(
+    *, ahead: int | None, service_seconds: float | None, workers: int, elapsed_scoring: float | None = None
+) -> float | None:
+    """Seconds until scored: the submissions ahead and this one, ``workers`` at a time, each taking the median.
+
+    A submission already scoring has the median minus what it has already spent (never below 0).
+
+    >>> queue_eta_seconds(ahead=3, service_seconds=2.0, workers=2)
+    4.0
+    >>> queue_eta_seconds(ahead=0, service_seconds=2.0, workers=2, elapsed_scoring=0.5)
+    1.5
+    """
+    if ahead is None or service_seconds is None:
+        return None
+    if elapsed_scoring is not None:
+        return round(max(0.0, service_seconds - elapsed_scoring), 1)
+    rounds = math.ceil((ahead + 1) / max(1, workers))
+    return round(rounds * service_seconds, 1)
+
+
 def submission_queue_info(*, submission: Submission) -> QueueInfo:
     position, ahead = submission_queue_position(submission=submission)
     median, over = phase_median_seconds_to_score(phase_id=submission.phase_id)
-    return QueueInfo(position=position, ahead=ahead, median_seconds_to_score=median, median_over=over)
+    service = median_seconds_scoring() if position is not None else None
+    elapsed = None
+    if submission.status == Status.SCORING and submission.scoring_started_at is not None:
+        elapsed = (timezone.now() - submission.scoring_started_at).total_seconds()
+    workers = getattr(settings, "SCORING_WORKERS", 2)
+    eta = queue_eta_seconds(ahead=ahead, service_seconds=service, workers=workers, elapsed_scoring=elapsed)
+    return QueueInfo(
+        position=position,
+        ahead=ahead,
+        median_seconds_to_score=median,
+        median_over=over,
+        eta_seconds=eta,
+        median_seconds_scoring=service,
+    )

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from teams.models import Membership, Team
+from teams.models import FactSheet, Membership, Team
 
 
 class MembershipInline(admin.TabularInline):
@@ -22,3 +22,9 @@ class TeamAdmin(admin.ModelAdmin):
 class MembershipAdmin(admin.ModelAdmin):
     list_display = ("user", "team", "competition", "joined_at")
     search_fields = ("user__username", "team__name")
+
+
+@admin.register(FactSheet)
+class FactSheetAdmin(admin.ModelAdmin):
+    list_display = ("team", "system_name", "model", "ensemble", "trained_on_trial_dev", "updated_at")
+    search_fields = ("team__name", "system_name", "model")

@@ -43,3 +43,32 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.team}"
+
+
+class FactSheet(models.Model):
+    """A team's system description for the task paper; a phase may require it before the team's result counts."""
+
+    team = models.OneToOneField(Team, on_delete=models.CASCADE, related_name="fact_sheet")
+    system_name = models.CharField(max_length=100)
+    model = models.CharField(
+        max_length=200, help_text="e.g. RoBERTa-large reader with a multiple-choice head"
+    )
+    pretrained_weights = models.CharField(max_length=300, blank=True, help_text="which checkpoints, or none")
+    external_data = models.TextField(blank=True, help_text="data beyond the ReCAM training set, or empty")
+    ensemble = models.BooleanField(
+        default=False, help_text="the submitted predictions combine several models"
+    )
+    ensemble_size = models.PositiveSmallIntegerField(null=True, blank=True)
+    trained_on_trial_dev = models.BooleanField(
+        default=False, help_text="the trial or dev data were used for training (not only for validation)"
+    )
+    abstract = models.TextField(help_text="a short description of the system, for the task paper")
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    def __str__(self) -> str:
+        return f"fact sheet of {self.team}"
+
+    @property
+    def is_complete(self) -> bool:
+        return bool(self.system_name.strip() and self.model.strip() and self.abstract.strip())

@@ -32,3 +32,13 @@ def test_trained_on_forms():
     assert _parse_trained_on(("1",)) == {1: 1, 2: 1}
     assert _parse_trained_on(("2:1",)) == {2: 1}
     assert _parse_trained_on(("2", "1:1")) == {1: 1, 2: 2}
+
+
+def test_submission_shows_the_queue_place_and_eta():
+    from client import render
+
+    waiting = {"id": 7, "status": "queued", "queue": {"position": 3, "ahead": 2, "eta_seconds": 6.0}}
+    assert "queue: place 3 (2 ahead), estimated 6 s until scored" in render.submission(waiting)
+    unknown = {"id": 7, "status": "queued", "queue": {"position": 1, "ahead": 0, "eta_seconds": None}}
+    assert "no estimate yet" in render.submission(unknown)
+    assert "queue:" not in render.submission({"id": 7, "status": "scored", "queue": None})

@@ -74,5 +74,8 @@ def test_sign_up_team_upload_and_read_the_leaderboard(
     correct, total = independent_count(
         predictions_csv=files["subtask1.csv"], gold_jsonl=recam_data_dir / "training_data/Task_1_dev.jsonl"
     )
-    assert shown == f"{100 * correct / total:.2f}"
+    accuracy, half = shown.split(" ±")  # the 95% bootstrap interval's half width (docs/statistics.md)
+    assert accuracy == f"{100 * correct / total:.2f}"
+    p = correct / total
+    assert float(half) == pytest.approx(100 * 1.96 * (p * (1 - p) / total) ** 0.5, abs=0.3)
     assert os.path.getsize(ARTIFACTS / "leaderboard-practice.png") > 0

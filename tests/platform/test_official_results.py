@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -59,7 +60,10 @@ def test_freeze_snapshots_counted_scores_scorer_and_gold_and_never_changes(
     )
     (table,) = [t for t in official_tables(result=result) if t.subtask == 1]
     ranked = [(r.rank, r.team, r.correct, r.cross_correct) for r in table.rows]
-    assert ranked == [(None, "GA Reader", 2, None), (1, "strong_1", 9, 7), (2, "weak", 4, None)]
+    # 9 vs 4 right of 10 is not significant (exact McNemar p = 0.0625): the two teams share rank 1.
+    assert ranked == [(None, "GA Reader", 2, None), (1, "strong_1", 9, 7), (1, "weak", 4, None)]
+    assert [r.rank_tied_with for r in table.rows] == [(), ("weak",), ("strong_1",)]
+    assert all(r.accuracy_lo < r.accuracy < r.accuracy_hi for r in table.rows)
     submit(django_capture_on_commit_callbacks, phase, strong, 1)  # after the freeze: the snapshot stays
     (again,) = [t for t in official_tables(result=OfficialResult.objects.get()) if t.subtask == 1]
     assert [r.correct for r in again.rows] == [2, 9, 4]
@@ -72,9 +76,14 @@ def test_latex_export_has_the_papers_layout(board):
     latex = run("recam_leaderboard", *args, "--frozen", "--format", "latex")
     assert r"Rank & Team & Acc & Acc. Cross \\" in latex
     lines = [line for line in latex.splitlines() if " & " in line]
-    assert lines[1] == r"- & GA Reader & 20.0 & - \\"
-    assert lines[2] == r"1 & strong\_1 & 90.0 & 70.0 ($\downarrow$20.0) \\"
-    assert lines[3] == r"2 & weak & 40.0 & - \\"
+    pm = r"\$\\pm\$\d+\.\d"  # the half 95% interval, e.g. 90.0$\pm$9.5
+    assert re.fullmatch(rf"- & GA Reader & 20\.0{pm} & - \\\\", lines[1]), lines[1]
+    assert re.fullmatch(
+        rf"1\$\^{{=}}\$ & strong\\_1 & 90\.0{pm} & 70\.0{pm} \(\$\\downarrow\$20\.0\) \\\\", lines[2]
+    )
+    assert re.fullmatch(rf"1\$\^{{=}}\$ & weak & 40\.0{pm} & - \\\\", lines[3]), lines[3]
+    assert "exact McNemar test" in latex
+    assert "Holm" in latex
     frozen = json.loads(run("recam_leaderboard", *args, "--frozen", "--format", "json"))
     assert frozen["scorer_version"] == SCORER_VERSION
     assert frozen["frozen_at"]

@@ -102,4 +102,11 @@ def test_page_and_status_json_show_position_and_median(make_queued, competition,
     assert "Median time to score in this phase: 2.5 s (last 1 scored)" in text
     body = client.get(reverse("submission_status", args=[mine.pk])).json()
     assert body["queue"] == submission_queue_info(submission=mine).as_dict()
-    assert body["queue"] == {"position": 2, "ahead": 1, "median_seconds_to_score": 2.5, "median_over": 1}
+    assert body["queue"] == {
+        "position": 2,
+        "ahead": 1,
+        "median_seconds_to_score": 2.5,
+        "median_over": 1,
+        "eta_seconds": None,  # the scored one has no scoring start: no scoring time to estimate from
+        "median_seconds_scoring": None,
+    }

@@ -15,3 +15,9 @@ def drop(value: float | None) -> str:
     if value is None:
         return ""
     return f"{'↓' if value >= 0 else '↑'} {abs(100 * value):.2f}"
+
+
+@register.filter
+def plusminus(half_width: float | None) -> str:
+    """Half the 95% interval in points, one decimal: 0.0213 -> '±2.1'; None -> ''."""
+    return "" if half_width is None else f"±{100 * half_width:.1f}"

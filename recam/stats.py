@@ -1,0 +1,167 @@
+"""Uncertainty for the leaderboard: bootstrap intervals over questions and statistically tied ranks.
+
+Pure (no Django). Inputs are per-question correctness vectors (1 = right, 0 = wrong) over the SAME
+questions in the same order (the gold ids, sorted), as ``correctness`` builds them.
+
+- Intervals: ``scipy.stats.bootstrap`` (percentile method, seeded, 1,000 resamples by default), over
+  questions; the drop (Acc minus Acc. Cross) is bootstrapped paired, both vectors resampled together.
+- Ranks: rank = 1 + the number of entries significantly better than this one (as LMArena ranks), where
+  "significantly better" is an exact McNemar test (two-sided binomial test on the discordant questions,
+  ``scipy.stats.binomtest``'s p-value, computed vectorised from ``scipy.stats.binom``) and the p-values
+  of all pairs are corrected together with Holm's step-down method (``statsmodels.stats.multitest``).
+  Entries with the same rank share it ("tied").
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as scipy_stats
+from statsmodels.stats.multitest import multipletests
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_SEED = 20210401
+DEFAULT_LEVEL = 0.95
+DEFAULT_ALPHA = 0.05
+METHOD = "percentile"
+TEST_NAME = "exact McNemar test (two-sided), Holm-corrected over all pairs"
+
+
+@dataclass(frozen=True)
+class Interval:
+    estimate: float
+    lo: float
+    hi: float
+
+    @property
+    def half_width(self) -> float:
+        return (self.hi - self.lo) / 2
+
+
+@dataclass(frozen=True)
+class Ranking:
+    ranks: tuple[int, ...]  # 1 + number of entries significantly better, per entry (input order)
+    tied_with: tuple[tuple[int, ...], ...]  # indexes of the other entries sharing the rank
+    better_than: tuple[tuple[int, ...], ...]  # indexes of the entries significantly worse than this one
+    p_adjusted: np.ndarray  # symmetric matrix of Holm-adjusted p-values (1 on the diagonal)
+    test: str = TEST_NAME
+    alpha: float = DEFAULT_ALPHA
+
+
+def correctness(*, predictions: Mapping[int, int], gold: Mapping[int, int]) -> np.ndarray:
+    """0/1 vector over the gold ids in sorted order; a missing prediction is wrong (as the scorer counts)."""
+    ids = sorted(gold)
+    return np.fromiter((predictions.get(i, -1) == gold[i] for i in ids), dtype=np.int8, count=len(ids))
+
+
+def _as_vector(values: Sequence[int] | np.ndarray) -> np.ndarray:
+    vector = np.asarray(values, dtype=np.float64)
+    if vector.ndim != 1 or vector.size == 0:
+        raise ValueError(f"expected a non-empty 1-d correctness vector, got shape {vector.shape}")
+    return vector
+
+
+def accuracy_interval(
+    *,
+    correct: Sequence[int] | np.ndarray,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+) -> Interval:
+    """Percentile bootstrap interval of the accuracy, resampling questions with replacement."""
+    vector = _as_vector(correct)
+    estimate = float(vector.mean())
+    if np.all(vector == vector[0]):  # every resample has the same mean: the interval is the point
+        return Interval(estimate, estimate, estimate)
+    result = scipy_stats.bootstrap(
+        (vector,),
+        np.mean,
+        n_resamples=resamples,
+        confidence_level=level,
+        method=METHOD,
+        rng=np.random.default_rng(seed),
+        vectorized=True,
+    )
+    ci = result.confidence_interval
+    return Interval(estimate, float(ci.low), float(ci.high))
+
+
+def _difference(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(a, axis=axis) - np.mean(b, axis=axis)
+
+
+def difference_interval(
+    *,
+    correct: Sequence[int] | np.ndarray,
+    other: Sequence[int] | np.ndarray,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+) -> Interval:
+    """Paired bootstrap interval of accuracy(correct) - accuracy(other) over the same questions (the drop)."""
+    a, b = _as_vector(correct), _as_vector(other)
+    if a.shape != b.shape:
+        raise ValueError(f"paired vectors differ in length: {a.size} and {b.size}")
+    estimate = float(a.mean() - b.mean())
+    if np.all(a - b == (a - b)[0]):
+        return Interval(estimate, estimate, estimate)
+    result = scipy_stats.bootstrap(
+        (a, b),
+        _difference,
+        n_resamples=resamples,
+        confidence_level=level,
+        method=METHOD,
+        paired=True,
+        rng=np.random.default_rng(seed),
+        vectorized=True,
+    )
+    ci = result.confidence_interval
+    return Interval(estimate, float(ci.low), float(ci.high))
+
+
+def mcnemar_exact(*, correct: Sequence[int] | np.ndarray, other: Sequence[int] | np.ndarray) -> float:
+    """Exact two-sided McNemar p-value of one pair (``scipy.stats.binomtest`` on the discordant questions)."""
+    a, b = np.asarray(correct, dtype=bool), np.asarray(other, dtype=bool)
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    if only_a + only_b == 0:
+        return 1.0
+    return float(scipy_stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
+
+
+def pairwise_mcnemar(matrix: np.ndarray) -> np.ndarray:
+    """Exact McNemar p-values of every pair of rows of a (entries x questions) 0/1 matrix, vectorised.
+
+    For p = 1/2 the binomial is symmetric, so the two-sided exact p-value is min(1, 2 * P(X <= min(b, c)))
+    with X ~ Binomial(b + c, 1/2): the value ``binomtest`` returns (tests check the two agree).
+    """
+    m = np.asarray(matrix, dtype=np.int32)
+    right_wrong = m @ (1 - m).T  # [i, j]: questions i got right and j got wrong
+    discordant = right_wrong + right_wrong.T
+    smaller = np.minimum(right_wrong, right_wrong.T)
+    p = np.minimum(1.0, 2.0 * scipy_stats.binom.cdf(smaller, discordant, 0.5))
+    p[discordant == 0] = 1.0
+    np.fill_diagonal(p, 1.0)
+    return p
+
+
+def rank_entries(*, matrix: np.ndarray, alpha: float = DEFAULT_ALPHA) -> Ranking:
+    """Ranks with statistical ties for the rows of a (entries x questions) 0/1 matrix."""
+    m = np.asarray(matrix)
+    n = m.shape[0]
+    if n == 0:
+        return Ranking((), (), (), np.ones((0, 0)), alpha=alpha)
+    p = pairwise_mcnemar(m)
+    upper = np.triu_indices(n, k=1)
+    adjusted = np.ones((n, n))
+    if upper[0].size:
+        _, corrected, _, _ = multipletests(p[upper], alpha=alpha, method="holm")
+        adjusted[upper] = corrected
+        adjusted.T[upper] = corrected
+    accuracy = m.mean(axis=1)
+    significant = adjusted <= alpha
+    np.fill_diagonal(significant, False)
+    better = significant & (accuracy[:, None] > accuracy[None, :])  # [i, j]: i significantly better than j
+    ranks = 1 + better.sum(axis=0)
+    tied = tuple(tuple(int(j) for j in np.flatnonzero(ranks == ranks[i]) if j != i) for i in range(n))
+    beats = tuple(tuple(int(j) for j in np.flatnonzero(better[i])) for i in range(n))
+    return Ranking(tuple(int(r) for r in ranks), tied, beats, adjusted, alpha=alpha)

@@ -1,0 +1,155 @@
+"""Intervals and statistically tied ranks on the board: stored per score change, shown, exported, frozen."""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from competitions.services import gold_store, phase_test_set_store
+from leaderboards.intervals import leaderboard_statistics_refresh
+from leaderboards.models import LeaderboardEntry, ScoreVector
+from leaderboards.official import official_result_freeze, official_tables
+from leaderboards.selectors import leaderboard_tables
+from recam.stats import accuracy_interval
+from recam.submission import format_predictions
+from submissions.services import submission_create
+from tests.platform.factories import PhaseFactory, TeamFactory
+
+Q = 400  # questions: enough for a 10-point difference to be significant
+
+
+@pytest.fixture
+def phase(db):
+    phase = PhaseFactory(kind="practice", counted_policy="last")
+    gold = {i: i % 5 for i in range(Q)}
+    for subtask in (1, 2):
+        test_set = phase_test_set_store(
+            phase=phase, subtask=subtask, question_ids=list(range(Q)), source_name="t", source_sha256="0" * 64
+        )
+        gold_store(test_set=test_set, labels=gold, source_name="t")
+    return phase
+
+
+def _answers(right: set[int]) -> dict[int, int]:
+    return {i: i % 5 if i in right else (i + 1) % 5 for i in range(Q)}
+
+
+def _upload(capture, phase, team, right: set[int], *, trained_on: int = 1):
+    with capture(execute=True):
+        return submission_create(
+            phase=phase,
+            team=team,
+            filename="subtask1.csv",
+            data=format_predictions(_answers(right)).encode(),
+            trained_on={1: trained_on},
+        )
+
+
+@pytest.fixture
+def board(phase, django_capture_on_commit_callbacks):
+    cap = django_capture_on_commit_callbacks
+    rng = np.random.default_rng(5)
+    base = set(np.flatnonzero(rng.random(Q) < 0.5).tolist())
+    wrong = sorted(set(range(Q)) - base)
+    teams = {
+        n: TeamFactory(competition=phase.competition, name=n) for n in ("orig", "copy", "plus1", "strong")
+    }
+    _upload(cap, phase, teams["orig"], base)
+    _upload(cap, phase, teams["copy"], base)  # identical file
+    _upload(cap, phase, teams["plus1"], base | {wrong[0]})  # differs on one question
+    _upload(cap, phase, teams["strong"], base | set(wrong[:60]))  # +15 points on the same questions
+    _upload(cap, phase, teams["strong"], base | set(wrong[:40]), trained_on=2)  # its Acc. Cross
+    return phase, base
+
+
+def _rows(phase):
+    (table,) = [t for t in leaderboard_tables(phase=phase) if t.subtask == 1]
+    return {row.team: row for row in table.rows}
+
+
+def test_identical_and_one_question_apart_tie_and_a_clearly_better_file_ranks_above(board):
+    phase, base = board
+    rows = _rows(phase)
+    assert rows["strong"].rank == 1
+    assert rows["strong"].rank_tied_with == ()
+    assert {rows[n].rank for n in ("orig", "copy", "plus1")} == {2}
+    assert rows["orig"].rank_tied_with == ("copy", "plus1")
+    assert rows["strong"].rank_test.startswith("exact McNemar")
+    # The stored interval is the one recam.stats computes from the same answers.
+    expected = accuracy_interval(correct=[int(i in base) for i in range(Q)])
+    assert (rows["orig"].accuracy_lo, rows["orig"].accuracy_hi) == pytest.approx((expected.lo, expected.hi))
+    strong = rows["strong"]
+    assert strong.cross_accuracy_lo < strong.cross_accuracy < strong.cross_accuracy_hi
+    assert 0 < strong.drop_lo < strong.drop < strong.drop_hi  # 5 points lower on the same questions
+
+
+def test_statistics_are_written_per_score_change_not_per_page_view(board, client, django_assert_num_queries):
+    phase, _ = board
+    written = leaderboard_statistics_refresh(phase=phase)
+    assert written == 0  # nothing changed since the last score: nothing recomputed or rewritten
+    assert ScoreVector.objects.filter(error="").count() == 5
+    url = reverse("leaderboard", args=[phase.competition.slug, phase.kind])
+    client.get(url)  # fills the cache
+    with django_assert_num_queries(1):
+        page = client.get(url).content.decode()
+    assert "±" in page
+    assert '<sup class="tie">=</sup>' in page
+    assert "exact McNemar test" in page
+
+
+def test_exports_carry_interval_rank_and_ties_and_the_freeze_keeps_them(board, client):
+    phase, _ = board
+    args = [phase.competition.slug, phase.kind]
+    rows = list(
+        csv.DictReader(
+            io.StringIO(client.get(reverse("leaderboard_export", args=[*args, "csv"])).content.decode())
+        )
+    )
+    orig = next(r for r in rows if r["team"] == "orig")
+    assert float(orig["accuracy_lo"]) < float(orig["accuracy"]) < float(orig["accuracy_hi"])
+    assert (orig["rank"], orig["rank_tied_with"]) == ("2", "copy; plus1")
+    data = json.loads(client.get(reverse("leaderboard_export", args=[*args, "json"])).content)
+    strong = next(r for r in data["rows"] if r["team"] == "strong")
+    assert strong["drop_lo"] < strong["drop"] < strong["drop_hi"]
+    assert strong["rank_tied_with"] == []
+    latex = client.get(reverse("leaderboard_export", args=[*args, "latex"])).content.decode()
+    assert r"$\pm$" in latex
+    assert "exact McNemar test" in latex
+    assert r"2$^{=}$ & orig" in latex
+    result = official_result_freeze(phase=phase)
+    LeaderboardEntry.objects.filter(phase=phase).update(accuracy_lo=None, stat_rank=None)  # later changes...
+    (frozen,) = [t for t in official_tables(result=result) if t.subtask == 1]
+    frozen_orig = next(r for r in frozen.rows if r.team == "orig")  # ...do not reach the snapshot
+    assert frozen_orig.accuracy_lo == float(orig["accuracy_lo"])
+    assert frozen_orig.rank_tied_with == (
+        "copy",
+        "plus1",
+    )
+
+
+def test_a_team_without_answers_per_question_keeps_the_rank_by_accuracy(board):
+    phase, _ = board
+    ScoreVector.objects.filter(score__submission__team__name="copy").update(correct="", error="gone")
+    LeaderboardEntry.objects.filter(phase=phase).update(stats_key="")
+    leaderboard_statistics_refresh(phase=phase)
+    rows = _rows(phase)
+    assert rows["strong"].rank == 1
+    assert rows["plus1"].rank == 2
+    assert rows["orig"].rank == 3
+    assert rows["copy"].accuracy_lo is None
+    assert rows["orig"].accuracy_lo is not None
+    assert all(r.rank_test == "" for r in rows.values())
+
+
+def test_the_api_board_carries_the_statistics(board, client):
+    phase, _ = board
+    body = client.get(f"/api/phases/{phase.kind}/leaderboard/?competition={phase.competition.slug}").json()
+    (table,) = [t for t in body["tables"] if t["subtask"] == 1]
+    orig = next(r for r in table["rows"] if r["team"] == "orig")
+    assert orig["accuracy_lo"] < orig["accuracy"] < orig["accuracy_hi"]
+    assert orig["rank"] == 2
+    assert orig["rank_tied_with"] == ["copy", "plus1"]
+    assert orig["rank_test"].startswith("exact McNemar")

@@ -1,0 +1,106 @@
+"""Organizer analytics page and command: staff only, flags on constructed answers, CSV joined with a quality report."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from competitions.services import gold_store, phase_test_set_store
+from recam.submission import format_predictions
+from submissions.services import submission_create
+from tests.platform.factories import PhaseFactory, TeamFactory, UserFactory
+
+Q = 20  # gold: option 0 everywhere
+
+
+@pytest.fixture
+def phase(db, django_capture_on_commit_callbacks):
+    phase = PhaseFactory(kind="practice", counted_policy="last")
+    test_set = phase_test_set_store(
+        phase=phase, subtask=1, question_ids=list(range(Q)), source_name="t", source_sha256="0" * 64
+    )
+    gold_store(test_set=test_set, labels=dict.fromkeys(range(Q), 0), source_name="t")
+    for t in range(8):  # team t gets questions >= t + 4 wrong; question 3 always option 2; nobody picks 4
+        answers = {i: 0 if i < t + 4 else 1 for i in range(Q)}
+        answers[3] = 2
+        answers[19] = 3 if t >= 5 else 1  # the strongest three agree on wrong option 3
+        with django_capture_on_commit_callbacks(execute=True):
+            submission_create(
+                phase=phase,
+                team=TeamFactory(competition=phase.competition, name=f"team{t}"),
+                filename="subtask1.csv",
+                data=format_predictions(answers).encode(),
+                trained_on={1: 1},
+            )
+    return phase
+
+
+def _url(phase):
+    return reverse("question_analytics", args=[phase.competition.slug, phase.kind, 1])
+
+
+def test_only_organizers_see_the_page(phase, client):
+    assert client.get(_url(phase)).status_code == 404
+    client.force_login(UserFactory())
+    assert client.get(_url(phase)).status_code == 404
+
+
+def test_page_and_csv_flag_constructed_questions(phase, client):
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get(_url(phase)).content.decode()
+    assert "8 teams, 20 questions" in page
+    assert "strong_agree_wrong" in page
+    assert "(option 3)" in page
+    rows = {
+        int(r["question_id"]): r
+        for r in csv.DictReader(io.StringIO(client.get(_url(phase) + "?format=csv").content.decode()))
+    }
+    # everyone (so the strong teams too) chose option 2 on question 3
+    assert rows[3]["flags"].split() == ["none_right", "strong_agree_wrong", "unpicked_distractors"]
+    assert (rows[3]["pick_2"], rows[3]["share_correct"]) == ("1.0", "0.0")
+    assert "strong_agree_wrong" in rows[19]["flags"]
+    assert rows[19]["strong_wrong_option"] == "3"
+    assert "4" in rows[10]["unpicked_distractors"].split()
+    assert float(rows[5]["irt_difficulty"]) < float(rows[10]["irt_difficulty"])  # 6 teams right vs 1
+    assert rows[18]["irt_difficulty"] == ""  # nobody right: no variation, not fitted
+
+
+def test_quality_report_is_joined_by_id_and_a_bad_one_is_refused(phase, client):
+    client.force_login(UserFactory(is_staff=True))
+    report = {
+        "with_article_accuracy": 0.8,
+        "options_only_accuracy": 0.3,
+        "effective_options": 3.1,
+        "contextual_mi": 0.2,
+        "questions": [{"id": 3, "options_only_correct": True}],
+    }
+    upload = SimpleUploadedFile("quality.json", json.dumps(report).encode())
+    response = client.post(_url(phase), {"quality": upload, "format": "csv"})
+    rows = {int(r["question_id"]): r for r in csv.DictReader(io.StringIO(response.content.decode()))}
+    assert rows[3]["quality_options_only_correct"] == "True"
+    assert rows[4]["quality_options_only_correct"] == ""
+    bad = client.post(_url(phase), {"quality": SimpleUploadedFile("q.json", b"{nope"), "format": "html"})
+    assert bad.status_code == 400
+    assert "q.json: not a JSON file" in bad.content.decode()
+
+
+def test_command_writes_the_csv_and_names_a_bad_report(phase, tmp_path):
+    out = tmp_path / "questions.csv"
+    args = [
+        "recam_analytics",
+        "--phase",
+        "practice",
+        "--subtask",
+        "1",
+        "--competition",
+        phase.competition.slug,
+    ]
+    call_command(*args, "--out", str(out), stderr=io.StringIO())
+    assert len(out.read_text().splitlines()) == Q + 1
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(CommandError, match=r"bad\.json: expected an object"):
+        call_command(*args, "--quality", str(tmp_path / "bad.json"))

@@ -1,0 +1,58 @@
+"""recam.analytics on constructed data: pick rates, discrimination, IRT ordering and the three flags."""
+
+import numpy as np
+import pytest
+
+from recam.analytics import analyse
+
+
+def _constructed():
+    """12 teams x 6 questions; gold is option 0 everywhere except question 5 (gold 1)."""
+    rng = np.random.default_rng(0)
+    ability = np.linspace(-2, 2, 12)
+    difficulty = np.array([-1.5, -0.5, 0.0, 0.5, 1.5, 0.0])
+    gold = np.array([0, 0, 0, 0, 0, 1])
+    choices = np.empty((12, 6), dtype=np.int8)
+    for t in range(12):
+        for q in range(6):
+            right = rng.random() < 1 / (1 + np.exp(-2 * (ability[t] - difficulty[q])))
+            choices[t, q] = gold[q] if right else 1 + (t + q) % 3  # options 1-3 as distractors, never 4
+    choices[:, 2] = 2  # nobody right on question 2; everyone (the strong teams too) picks option 2
+    choices[:, 5] = np.where(np.arange(12) >= 9, 3, 1)  # the 3 strongest agree on wrong option 3
+    return choices, gold, [f"t{i:02d}" for i in range(12)]
+
+
+def test_pick_rates_share_correct_and_flags():
+    choices, gold, teams = _constructed()
+    result = analyse(choices=choices, gold=gold, teams=teams, question_ids=[10, 11, 12, 13, 14, 15])
+    by_id = {q.question_id: q for q in result.questions}
+    assert by_id[12].share_correct == 0.0
+    assert by_id[12].pick_rates == (0.0, 0.0, 1.0, 0.0, 0.0)
+    assert "none_right" in by_id[12].flags
+    assert "strong_agree_wrong" in by_id[15].flags
+    assert by_id[15].strong_wrong_option == 3
+    assert by_id[15].share_correct == pytest.approx(9 / 12)
+    assert 4 in by_id[10].unpicked_distractors  # option 4 is never chosen
+    assert "unpicked_distractors" in by_id[10].flags
+    for q in result.questions:
+        assert sum(q.pick_rates) == pytest.approx(1.0)
+
+
+def test_discrimination_and_irt_order_items_and_teams():
+    choices, gold, teams = _constructed()
+    result = analyse(choices=choices, gold=gold, teams=teams, question_ids=list(range(6)))
+    easy, hard = result.questions[0], result.questions[4]
+    assert easy.share_correct > hard.share_correct
+    assert easy.irt_difficulty < hard.irt_difficulty
+    assert result.questions[2].irt_difficulty is None  # no variation: not fitted
+    assert result.questions[2].discrimination_pb is None
+    # question 5 is answered right by the 9 weakest teams only: negative discrimination
+    assert result.questions[5].discrimination_pb < 0
+    abilities = [t.ability for t in result.teams]
+    accuracies = [t.accuracy for t in result.teams]
+    assert np.corrcoef(abilities, accuracies)[0, 1] > 0.8
+
+
+def test_shape_mismatch_is_refused():
+    with pytest.raises(ValueError, match="do not match"):
+        analyse(choices=np.zeros((2, 3)), gold=[0, 0], teams=["a", "b"], question_ids=[0, 1])
