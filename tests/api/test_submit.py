@@ -119,3 +119,15 @@ def test_a_bad_trained_on_value_is_a_json_error(alice, example_zip):
     assert response.status_code == 400
     assert response.json()["detail"].startswith("trained_on_1:")
     assert Submission.objects.count() == 0
+
+
+@pytest.mark.parametrize("line", ["9" * 5000 + ",1\n", "0," + "1" * 5000 + "\n"])
+def test_an_id_or_label_of_thousands_of_digits_is_a_json_problem(alice, line):
+    """Red-team defect 1 through the API: a 400 listing the problem at its line, never a 500."""
+    user, _ = alice
+    response = _upload(token_client(user), "practice", line.encode(), name="subtask1.csv")
+    assert response.status_code == 400
+    assert {"file": "subtask1.csv", "line": 1} in [
+        {"file": p["file"], "line": p["line"]} for p in response.json()["problems"]
+    ]
+    assert Submission.objects.count() == 0
