@@ -74,7 +74,7 @@ def key_ip(request: HttpRequest) -> str:
 def normalise_username(username: str) -> str:
     """The name as Django authenticates it (NFKC, ``AbstractBaseUser.normalize_username``), casefolded.
 
-    Look-alikes that log in as one account (fullwidth ``ｃ1`` and ``c1``) share one bucket; the casefold
+    Look-alikes that log in as one account (fullwidth U+FF43 U+FF11 and ``c1``) share one bucket; the casefold
     makes the bucket coarser still (``Ada`` and ``ada``), which only ever limits more, never less.
     """
     return unicodedata.normalize("NFKC", username).casefold().strip()

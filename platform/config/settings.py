@@ -1,6 +1,8 @@
-"""One settings module; every value comes from the environment with a dev-safe default.
+"""One settings module; every value comes from the environment.
 
-Production differs only by environment values (DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG, ...).
+Production is the default and is safe as it stands: DEBUG off, secure cookies, HSTS and an HTTPS redirect,
+and no default SECRET_KEY. ``DJANGO_ENV=development`` (set by the Makefile, the test configuration and
+.env.example) turns on the development defaults: DEBUG, the built-in key, plain-HTTP cookies.
 See .env.example for the full list.
 """
 
@@ -8,6 +10,7 @@ import os
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parents[2]  # the project root (manage.py's folder)
 PLATFORM_DIR = BASE_DIR / "platform"
@@ -15,8 +18,18 @@ PLATFORM_DIR = BASE_DIR / "platform"
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
-DEBUG = env.bool("DEBUG", default=True)
-SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me")
+DJANGO_ENV = env.str("DJANGO_ENV", default="production")
+if DJANGO_ENV not in ("production", "development"):
+    raise ImproperlyConfigured(f"DJANGO_ENV={DJANGO_ENV!r}: use 'production' (the default) or 'development'")
+DEVELOPMENT = DJANGO_ENV == "development"
+DEBUG = env.bool("DEBUG", default=DEVELOPMENT)
+DEV_SECRET_KEY = "dev-only-insecure-key-change-me"
+SECRET_KEY = env.str("SECRET_KEY", default=DEV_SECRET_KEY if DEVELOPMENT else "")
+if not DEVELOPMENT and SECRET_KEY in ("", DEV_SECRET_KEY):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is unset or the development default: set a long random SECRET_KEY in production "
+        "(or DJANGO_ENV=development on a development machine)"
+    )
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -85,6 +98,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Behind HTTPS in production: cookies only over HTTPS, HSTS, HTTP redirected (each overridable, e.g.
+# SECURE_SSL_REDIRECT=false when a proxy already redirects; SECURE_PROXY_SSL_HEADER_ENABLED when it sets
+# X-Forwarded-Proto).
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEVELOPMENT)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEVELOPMENT)
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEVELOPMENT)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEVELOPMENT else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+if env.bool("SECURE_PROXY_SSL_HEADER_ENABLED", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

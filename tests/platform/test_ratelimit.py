@@ -136,7 +136,7 @@ def test_admin_login_is_limited(db, client, settings):
 
 
 def test_unicode_look_alikes_share_the_bucket_django_authenticates(db, client, settings):
-    """Red-team defect 3: fullwidth 'ｃ１' authenticates as 'c1' (NFKC) but got a fresh bucket."""
+    """Red-team defect 3: fullwidth U+FF43 U+FF11 authenticates as 'c1' (NFKC) but got a fresh bucket."""
     settings.RATELIMIT_LOGIN = "2/300"
     UserFactory(username="c1")
     names = ["c1", "\uff43\uff11", "C1"]  # ascii, fullwidth, upper case
