@@ -283,7 +283,11 @@ def _parse_line(line: str, lineno: int) -> tuple[int | None, int | None, str | N
     """Return (id, label, problem): the id whenever it parses, the label or the problem with the line."""
     fields = [f.strip() for f in line.split(",")]
     if len(fields) != 2:
-        return None, None, f"expected two comma-separated fields 'id,label', got {len(fields)} in {_shown(line)}"
+        return (
+            None,
+            None,
+            f"expected two comma-separated fields 'id,label', got {len(fields)} in {_shown(line)}",
+        )
     qid, label = fields
     if lineno == 1 and not _INT.match(qid) and not _INT.match(label):
         return None, None, f"header row {_shown(line)}: the file must have no header; remove this line"

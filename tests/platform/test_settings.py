@@ -20,7 +20,9 @@ NAMES = ("DJANGO_ENV", "DEBUG", "SECRET_KEY", "SECURE_SSL_REDIRECT", "SECURE_HST
 
 
 def _settings(**env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in NAMES and not k.startswith(("SESSION_", "CSRF_"))}
+    clean = {
+        k: v for k, v in os.environ.items() if k not in NAMES and not k.startswith(("SESSION_", "CSRF_"))
+    }
     return subprocess.run(
         [sys.executable, "-c", SHOW],
         cwd=ROOT / "platform",
@@ -57,7 +59,8 @@ def test_without_a_switch_the_settings_are_production():
 def test_development_is_only_on_when_asked_for():
     result = _settings(DJANGO_ENV="development")
     assert result.returncode == 0, result.stderr
-    assert '"DEBUG": true' in result.stdout and '"SESSION_COOKIE_SECURE": false' in result.stdout
+    assert '"DEBUG": true' in result.stdout
+    assert '"SESSION_COOKIE_SECURE": false' in result.stdout
     assert "DJANGO_ENV='staging'" in _settings(DJANGO_ENV="staging").stderr
 
 
