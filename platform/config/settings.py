@@ -155,6 +155,21 @@ CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=240
 CELERY_LONG_TASK_TIME_LIMIT = env.int("CELERY_LONG_TASK_TIME_LIMIT", default=6 * 3600)
 # The visibility timeout must exceed the longest task's time limit, or Redis redelivers a running task.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_LONG_TASK_TIME_LIMIT + 600}
+# A worker that consumes only the scoring queue (scripts/run.sh's) keeps its unacknowledged messages in
+# a hash of its own with a short visibility timeout (tasks/app.py switches to these options): the
+# delivery of a scoring worker killed with SIGKILL is handed to a restarted one within about a minute,
+# while hours-long model jobs keep the long timeout. Scoring tasks must finish well inside it (their
+# time limit is SCORING_TASK_TIME_LIMIT).
+SCORING_VISIBILITY_TIMEOUT = env.int("SCORING_VISIBILITY_TIMEOUT", default=45)
+SCORING_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": SCORING_VISIBILITY_TIMEOUT,
+    "unacked_key": "scoring_unacked",
+    "unacked_index_key": "scoring_unacked_index",
+    "unacked_mutex_key": "scoring_unacked_mutex",
+    "unacked_restore_interval": 5,  # sweep for expired deliveries every 5 s (kombu's default: ~100 s)
+    "unacked_restore_throttle": 1,
+}
+SCORING_TASK_TIME_LIMIT = env.int("SCORING_TASK_TIME_LIMIT", default=max(5, SCORING_VISIBILITY_TIMEOUT - 15))
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Celery's Django fixup closes the database connection around every task unless this is set; with it,
 # a worker keeps its connection for CONN_MAX_AGE (tasks/scoring.py still drops broken or expired ones).
@@ -167,11 +182,9 @@ CELERY_SCORING_QUEUE = env.str("CELERY_SCORING_QUEUE", default="scoring")
 STUCK_SUBMISSION_MINUTES = env.float("STUCK_SUBMISSION_MINUTES", default=5)
 SCORING_MAX_ATTEMPTS = env.int("SCORING_MAX_ATTEMPTS", default=3)
 REAPER_INTERVAL_SECONDS = env.float("REAPER_INTERVAL_SECONDS", default=60)
-# Test-only: the scoring service sleeps this long after taking a submission (the fault tests kill it then).
-SCORING_TEST_DELAY_SECONDS = env.float("SCORING_TEST_DELAY_SECONDS", default=0)
 CELERY_BEAT_SCHEDULE = {
     "reap-stuck-submissions": {
-        "task": "tasks.reaper.reap_stuck_submissions",
+        "task": "submissions.reap",  # submissions.services.REAP_TASK
         "schedule": REAPER_INTERVAL_SECONDS,
         "options": {"queue": CELERY_SCORING_QUEUE, "expires": REAPER_INTERVAL_SECONDS},
     },

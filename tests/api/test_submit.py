@@ -6,7 +6,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from competitions.selectors import phase_expected_ids
 from recam.submission import SubmissionError, make_zip, parse_submission
 from submissions.models import Submission
-from submissions.services import submission_score
+from submissions.scoring import submission_score
 from tests.api.conftest import independent_accuracy, token_client
 
 pytestmark = pytest.mark.django_db

@@ -26,7 +26,7 @@ def _settings(**env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", SHOW],
         cwd=ROOT / "platform",
-        env={**clean, "PYTHONPATH": str(ROOT / "platform"), **env},
+        env={**clean, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'platform'}", **env},
         capture_output=True,
         text=True,
         timeout=60,
