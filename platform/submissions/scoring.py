@@ -10,12 +10,12 @@ from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
 from competitions.selectors import gold_labels, phase_expected_ids
-from leaderboards.services import leaderboard_refresh
 from recam.metrics import SCORER_VERSION, Score, score_predictions
 from recam.submission import Limits, SubmissionError, parse_submission
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission
 from submissions.services import TERMINAL, submission_mark_failed
+from submissions.signals import team_results_changed
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -76,7 +76,7 @@ def _finish(submission: Submission, results: list[_Result] | None) -> Submission
             return Submission.objects.get(pk=submission.pk)
         if results is not None:
             _write_scores(submission, results)
-        leaderboard_refresh(phase=submission.phase, team=submission.team)
+        team_results_changed.send(sender=Submission, phase=submission.phase, team=submission.team)
     submission.status = status
     submission.finished_at = finished_at
     submission.lease_expires_at = None

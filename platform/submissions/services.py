@@ -2,6 +2,7 @@
 
 import datetime as dt
 import logging
+from pathlib import Path
 
 from celery import current_app
 from django.conf import settings
@@ -12,13 +13,14 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from competitions.errors import ApplicationError
-from competitions.models import Phase
+from competitions.models import GoldAnswers, Phase
 from competitions.selectors import phase_expected_ids
-from leaderboards.services import leaderboard_refresh
+from competitions.services import gold_load_file
 from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission, SubmissionFile
 from submissions.quotas import quota_lock, quota_reserve, quota_row_ensure
+from submissions.signals import team_results_changed
 from teams.models import Team
 
 logger = logging.getLogger(__name__)
@@ -185,7 +187,7 @@ def submission_select(*, submission: Submission, at: dt.datetime | None = None) 
     with transaction.atomic():
         Submission.objects.filter(pk=submission.pk).update(selected_at=at)
         submission.selected_at = at
-        leaderboard_refresh(phase=phase, team=submission.team)
+        team_results_changed.send(sender=Submission, phase=phase, team=submission.team)
     return submission
 
 
@@ -217,7 +219,7 @@ def submission_mark_failed(*, submission: Submission, reason: str) -> Submission
         submission.lease_expires_at = None
         submission.save(update_fields=["status", "failure_reason", "finished_at", "lease_expires_at"])
         ScoreRow.objects.filter(submission=submission).delete()
-        leaderboard_refresh(phase=submission.phase, team=submission.team)
+        team_results_changed.send(sender=Submission, phase=submission.phase, team=submission.team)
     return submission
 
 
@@ -229,3 +231,14 @@ def submission_requeue(*, submission: Submission) -> Submission:
         submission.save(update_fields=["failure_reason"])
         _queue(submission)
     return submission
+
+
+def gold_load_and_rescore(*, phase: Phase, subtask: int, path: Path) -> GoldAnswers:
+    """Load a test set's gold labels and re-queue the phase's scored and waiting submissions, at once."""
+    with transaction.atomic():
+        gold = gold_load_file(phase=phase, subtask=subtask, path=path)
+        for submission in Submission.objects.filter(
+            phase=phase, status__in=[Status.WAITING_GOLD, Status.SCORED]
+        ):
+            submission_requeue(submission=submission)
+    return gold
