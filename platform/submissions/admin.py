@@ -14,18 +14,14 @@ class SubmissionFileInline(admin.TabularInline):
     readonly_fields = ("name", "subtask", "trained_on", "sha256", "num_predictions")
 
 
+# A score's columns, as the submission's inline and the score list show them.
+SCORE_COLUMNS = ("test_subtask", "trained_on", "correct", "total", "accuracy", "scorer_version")
+
+
 class ScoreInline(admin.TabularInline):
     model = Score
     extra = 0
-    readonly_fields = (
-        "test_subtask",
-        "trained_on",
-        "correct",
-        "total",
-        "accuracy",
-        "scorer_version",
-        "gold_sha256",
-    )
+    readonly_fields = (*SCORE_COLUMNS, "gold_sha256")
 
 
 @admin.register(Submission)
@@ -74,15 +70,7 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 @admin.register(Score)
 class ScoreAdmin(admin.ModelAdmin):
-    list_display = (
-        "submission",
-        "test_subtask",
-        "trained_on",
-        "correct",
-        "total",
-        "accuracy",
-        "scorer_version",
-    )
+    list_display = ("submission", *SCORE_COLUMNS)
     list_filter = ("test_subtask", "trained_on")
 
 
