@@ -4,6 +4,9 @@ export NLTK_DATA ?= $(CURDIR)/var/nltk_data
 export RECAM_DATA_DIR ?= $(CURDIR)/data/recam
 export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
+# Development defaults (DEBUG, the built-in SECRET_KEY, plain-HTTP cookies) for every make target;
+# production is the default elsewhere (platform/config/settings.py).
+export DJANGO_ENV ?= development
 HOST ?= 127.0.0.1
 PORT ?= 8000
 QUEUES ?= scoring,cpu,gpu,celery

@@ -173,7 +173,7 @@ def train(
         return
     from baselines.data import from_question
     from baselines.training import ReaderConfig, train_reader
-    from datagen.vectors import load_vectors
+    from lexicon.vectors import load_vectors
 
     try:
         config = ReaderConfig(

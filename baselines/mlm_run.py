@@ -33,7 +33,7 @@ class MaskedLMRun:
     def start(cls, *, output_dir, model_dir, settings, device, seed, kind, lr) -> "MaskedLMRun":
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-        from datagen.resources import encoder_model_dir
+        from lexicon.resources import encoder_model_dir
 
         run = cls()
         run.output_dir = Path(output_dir)

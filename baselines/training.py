@@ -110,7 +110,7 @@ class TrainedReader:
     # -- vocabulary growth -------------------------------------------------------------------------
     def _vectors(self):
         if self.vectors is None:
-            from datagen.vectors import load_vectors
+            from lexicon.vectors import load_vectors
 
             path = self.info.get("vectors_path")
             self.vectors = load_vectors(Path(path) if path else None)
@@ -124,7 +124,7 @@ class TrainedReader:
 
     def _wordnet(self):
         if self.wordnet is None:
-            from datagen.resources import wordnet
+            from lexicon.resources import wordnet
 
             self.wordnet = wordnet()
         return self.wordnet
@@ -144,7 +144,7 @@ class TrainedReader:
             return
         vectors = self._vectors()
         if self.config.reader == "att-gloss":
-            from baselines.gloss import gloss
+            from lexicon.glosses import gloss
 
             texts = [tokenize(gloss(word=k, wordnet=self._wordnet())) for k in new]
             fresh = sorted({t for text in texts for t in text if t not in self.gloss_index})

@@ -13,6 +13,7 @@ def setup_django(*, database: Path | None = None, database_url: str | None = Non
     sys.path.insert(0, str(ROOT / "platform"))  # platform/ is the source root, not a package
     os.environ["DATABASE_URL"] = database_url or f"sqlite:///{database}"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("DJANGO_ENV", "development")  # a throw-away local instance: the built-in key
     os.environ["DEBUG"] = "False"  # production-like; DEBUG would also log every query in memory
     os.environ.setdefault("GOLD_ROOT", str(BENCH_DIR / "gold"))
     os.environ.setdefault("MEDIA_ROOT", str(BENCH_DIR / "media"))

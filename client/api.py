@@ -5,20 +5,11 @@ from pathlib import Path
 
 import requests
 
+from recam.submission import Problem  # the parser's problem type, packaged with the client (pyproject)
+
 DEFAULT_URL = "http://127.0.0.1:8000"
 # The states after which nothing changes until an organizer acts ("waiting": valid, gold not loaded yet).
 FINAL_STATUSES = frozenset({"scored", "failed", "waiting"})
-
-
-@dataclass(frozen=True)
-class Problem:
-    file: str
-    message: str
-    line: int | None = None
-
-    def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}, line {self.line}"
-        return f"{where}: {self.message}"
 
 
 class ApiError(Exception):

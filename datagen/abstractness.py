@@ -18,8 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from datagen import resources
-from datagen.vectors import ConcatVectors, EncoderWordVectors, SpacyWordVectors, file_sha256, load_vectors
+from lexicon import resources
+from lexicon.vectors import ConcatVectors, EncoderWordVectors, SpacyWordVectors, file_sha256, load_vectors
 
 MRC_MIN, MRC_MAX = 158.0, 670.0
 PAPER_TRAIN, PAPER_TEST = 2148, 1877

@@ -97,7 +97,7 @@ def candidates(
     )
     runner = local_runner
     if backend == "celery":
-        from tasks.datagen import celery_runner
+        from datagen.celery_client import celery_runner  # celery (not torch) loaded only when asked
 
         runner = celery_runner
     try:

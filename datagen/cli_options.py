@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from datagen import resources
 from datagen.options import Candidate, build_dataset, read_candidates, write_recam
 from datagen.retrieval import (
     READERS,
@@ -22,6 +21,7 @@ from datagen.retrieval import (
     write_plan,
 )
 from datagen.stats import question_stats, write_report
+from lexicon import resources
 
 
 @click.command("options")
@@ -139,10 +139,9 @@ def _run_local(*, work: Path, jobs: list[tuple[str, str, int]], threads: int | N
 def _run_celery(*, work: Path, jobs: list[tuple[str, str, int]], timeout: float | None) -> None:
     """Send every fold, then wait for each in turn; a failed or silent fold ends the run with its name."""
     from celery.exceptions import TimeoutError as CeleryTimeoutError
-    from django.conf import settings
     from kombu.exceptions import OperationalError
 
-    from tasks.options import options_queue, options_train_fold
+    from datagen.celery_client import options_queue, options_train_fold, settings
 
     queue = options_queue()
     timeout = timeout or settings.CELERY_LONG_TASK_TIME_LIMIT
@@ -179,9 +178,9 @@ def _finish(
     readers: tuple[str, ...],
     output: Path,
 ) -> None:
-    from datagen.resources import wordnet
     from datagen.retrieval import text_vocabulary
-    from datagen.vectors import load_vectors
+    from lexicon.resources import wordnet
+    from lexicon.vectors import load_vectors
 
     plan = read_plan(work_dir=work)
     rankings = {

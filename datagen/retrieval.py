@@ -214,7 +214,7 @@ class Plan:
     seed: int
     readers: tuple[str, ...]
     reader_settings: dict  # ReaderConfig fields besides ``reader`` (epochs, hidden, ...)
-    vectors: str | None = None  # None: the packaged GloVe (datagen.resources.glove_path())
+    vectors: str | None = None  # None: the packaged GloVe (lexicon.resources.glove_path())
     device: str | None = None
 
 
@@ -263,7 +263,7 @@ def text_vocabulary(candidates: Sequence[Candidate]) -> set[str]:
 def run_planned_fold(*, work_dir: Path, subtask: str, reader: str, fold: int, progress: bool = False) -> dict:
     """Run one fold from the work dir's plan (what a Celery worker does); returns a small summary."""
     from datagen.options import assign_folds, read_candidates
-    from datagen.vectors import load_vectors
+    from lexicon.vectors import load_vectors
 
     plan = read_plan(work_dir=work_dir)
     if sha256_file(plan.candidates) != plan.candidates_sha256:

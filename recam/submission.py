@@ -21,6 +21,9 @@ NUM_OPTIONS = 5
 _IGNORED_ZIP_ENTRIES = ("__MACOSX/",)
 _IGNORED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 _INT = re.compile(r"^[+-]?\d+$")
+# Ids and labels are small integers; a longer digit string is refused before int() sees it (Python
+# refuses to convert strings of more than 4,300 digits, and no id needs more than 18).
+MAX_DIGITS = 18
 
 
 @dataclass(frozen=True)
@@ -280,24 +283,40 @@ def _parse_line(line: str, lineno: int) -> tuple[int | None, int | None, str | N
     """Return (id, label, problem): the id whenever it parses, the label or the problem with the line."""
     fields = [f.strip() for f in line.split(",")]
     if len(fields) != 2:
-        shown = line if len(line) <= 40 else line[:37] + "..."
-        return None, None, f"expected two comma-separated fields 'id,label', got {len(fields)} in {shown!r}"
+        return (
+            None,
+            None,
+            f"expected two comma-separated fields 'id,label', got {len(fields)} in {_shown(line)}",
+        )
     qid, label = fields
     if lineno == 1 and not _INT.match(qid) and not _INT.match(label):
-        return None, None, f"header row '{qid},{label}': the file must have no header; remove this line"
+        return None, None, f"header row {_shown(line)}: the file must have no header; remove this line"
     if not _INT.match(qid):
-        return None, None, f"id {qid!r} is not an integer"
+        return None, None, f"id {_shown(qid)} is not an integer"
+    if _too_long(qid):
+        return None, None, f"id {_shown(qid)} has more than {MAX_DIGITS} digits: not an id of this test set"
     if not _INT.match(label):
         if label.replace("-", "").replace(" ", "").isalpha():
             return (
                 int(qid),
                 None,
-                f"label {label!r} is written as a word: give the option's index 0-4 instead",
+                f"label {_shown(label)} is written as a word: give the option's index 0-4 instead",
             )
-        return int(qid), None, f"label {label!r} is not an integer 0-4"
+        return int(qid), None, f"label {_shown(label)} is not an integer 0-4"
+    if _too_long(label):
+        return int(qid), None, f"label {_shown(label)} is out of range: labels are 0-4"
     if not 0 <= int(label) < NUM_OPTIONS:
         return int(qid), None, f"label {int(label)} is out of range: labels are 0-4"
     return int(qid), int(label), None
+
+
+def _too_long(digits: str) -> bool:
+    return len(digits.lstrip("+-")) > MAX_DIGITS
+
+
+def _shown(text: str) -> str:
+    """A field as it appears in a problem: quoted, and cut to 40 characters."""
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def _size(n: int) -> str:

@@ -33,4 +33,7 @@ $PYTHON -m celery -A tasks.app beat -l info --schedule var/celerybeat-schedule \
 beat=$!
 trap 'kill $worker $jobs $beat 2>/dev/null; wait $worker $jobs $beat 2>/dev/null' EXIT INT TERM
 echo "Site: http://$HOST:$PORT/   (worker logs: var/log/worker.log, var/log/jobs-worker.log)"
-$PYTHON manage.py runserver "$HOST:$PORT" --noreload
+# gunicorn (a production server) with WhiteNoise serving /static/: runserver's static handler turned
+# path-traversal probes into 500 pages. WEB_WORKERS sync workers (2 for 2 cores).
+$PYTHON -m gunicorn config.wsgi:application --pythonpath platform --bind "$HOST:$PORT" \
+  --workers "${WEB_WORKERS:-2}" --access-logfile - --error-logfile -

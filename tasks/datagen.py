@@ -1,5 +1,7 @@
 """Celery tasks for ``python -m datagen candidates --backend celery``: one task chain per shard.
 
+The CLI sends them by name (datagen/celery_client.py); this module only defines what a worker runs.
+
 A shard's pairs travel in the message and its records come back as the result, so workers need no
 shared file system. Stage 1 (spaCy, scorers, static filters) runs on the CPU queue; stage 2 (the
 contextual filter) on the GPU queue when the encoder is on. Queue names are settings
@@ -7,9 +9,6 @@ contextual filter) on the GPU queue when the encoder is on. Queue names are sett
 Tasks are pure functions of their arguments, so a redelivered task just recomputes the same shard.
 """
 
-from collections.abc import Iterator
-
-from celery import chain
 from django.conf import settings as django_settings
 
 from datagen.pipeline import PairState, Settings, finish_states, load_resources, run_shard, select_pairs
@@ -46,23 +45,3 @@ def finish_shard(states: list[dict], settings: dict) -> dict:
     config = Settings(**settings)
     res = load_resources(settings=config)
     return finish_states(states=[PairState.from_json(s) for s in states], settings=config, res=res)
-
-
-def _signature(pairs: list[Pair], config: Settings):
-    payload = [p.__dict__ for p in pairs]
-    cpu, gpu = django_settings.CELERY_CPU_QUEUE, django_settings.CELERY_GPU_QUEUE
-    if not config.use_encoder:
-        return candidates_shard.s(payload, config.to_json()).set(queue=cpu)
-    return chain(
-        select_shard.s(payload, config.to_json()).set(queue=cpu),
-        finish_shard.s(config.to_json()).set(queue=gpu),
-    )
-
-
-def celery_runner(shards: list[tuple[int, list[Pair]]], config: Settings) -> Iterator[tuple[int, dict]]:
-    """Send every shard, then yield results in shard order as they arrive (the output order)."""
-    pending = [(number, _signature(pairs, config).apply_async()) for number, pairs in shards]
-    for number, result in pending:
-        value = result.get(timeout=django_settings.CELERY_LONG_TASK_TIME_LIMIT, disable_sync_subtasks=False)
-        result.forget()  # the shard is written to the work dir next: do not keep it in Redis too
-        yield number, value

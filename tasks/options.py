@@ -10,12 +10,8 @@ from datagen.retrieval import run_planned_fold
 from tasks.app import app
 
 
-def options_queue() -> str:
-    """The GPU-capable queue (CELERY_GPU_QUEUE, default "gpu"); the CPU queue if that setting is empty."""
-    return settings.CELERY_GPU_QUEUE or settings.CELERY_CPU_QUEUE
-
-
 @app.task(
+    name="tasks.options.options_train_fold",  # datagen/celery_client.py sends it by this name
     acks_late=True,
     reject_on_worker_lost=True,
     time_limit=settings.CELERY_LONG_TASK_TIME_LIMIT,

@@ -1,14 +1,21 @@
-"""The scoring task: fetch a submission by id and call the scoring service (thin; the logic is there)."""
+"""The scoring task: fetch a submission by id and call the scoring service (thin; the logic is there).
+
+The web side sends it by name (``submissions.services.SCORE_TASK``); its time limit stays inside the
+scoring queue's visibility timeout (settings.SCORING_TASK_TIME_LIMIT, tasks/app.py).
+"""
 
 from celery.signals import task_postrun, task_prerun
+from django.conf import settings
 from django.db import close_old_connections
 from django.db.utils import InterfaceError, OperationalError
 
+from submissions import scoring
+from submissions.services import SCORE_TASK
 from tasks.app import app
 
 # Only transient infrastructure errors are retried; a bad file is a terminal, explained failure.
 TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
-TASK_NAME = "tasks.scoring.score_submission"
+TASK_NAME = SCORE_TASK
 
 
 @app.task(
@@ -20,11 +27,11 @@ TASK_NAME = "tasks.scoring.score_submission"
     retry_backoff_max=60,
     retry_jitter=True,
     max_retries=5,
+    time_limit=settings.SCORING_TASK_TIME_LIMIT,
+    soft_time_limit=max(1, settings.SCORING_TASK_TIME_LIMIT - 5),
 )
 def score_submission(submission_id: int) -> str:
-    from submissions.services import submission_score
-
-    return submission_score(submission_id=submission_id).status
+    return scoring.submission_score(submission_id=submission_id).status
 
 
 @task_prerun.connect

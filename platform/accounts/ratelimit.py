@@ -7,8 +7,10 @@ Memcached); the default local-memory cache limits per process. GETs (showing the
 
 import functools
 import hashlib
+import json
 import math
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -69,8 +71,29 @@ def key_ip(request: HttpRequest) -> str:
     return f"ip:{client_ip(request)}"
 
 
+def normalise_username(username: str) -> str:
+    """The name as Django authenticates it (NFKC, ``AbstractBaseUser.normalize_username``), casefolded.
+
+    Look-alikes that log in as one account (fullwidth U+FF43 U+FF11 and ``c1``) share one bucket; the casefold
+    makes the bucket coarser still (``Ada`` and ``ada``), which only ever limits more, never less.
+    """
+    return unicodedata.normalize("NFKC", username).casefold().strip()
+
+
+def posted_username(request: HttpRequest) -> str:
+    """The ``username`` of a form POST or of a JSON body (the token API takes both)."""
+    if request.content_type == "application/json":
+        try:
+            body = json.loads(request.body or b"{}")
+        except (ValueError, UnicodeDecodeError):
+            return ""
+        value = body.get("username", "") if isinstance(body, dict) else ""
+        return value if isinstance(value, str) else ""
+    return request.POST.get("username", "")
+
+
 def key_ip_username(request: HttpRequest) -> str:
-    return f"ip:{client_ip(request)}|user:{request.POST.get('username', '').strip().lower()}"
+    return f"ip:{client_ip(request)}|user:{normalise_username(posted_username(request))}"
 
 
 def key_user(request: HttpRequest) -> str:

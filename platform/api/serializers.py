@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from submissions.models import Score, Submission, SubmissionFile
+from submissions.selectors import counted_note, counted_submission_ids
 
 SUBTASK_CHOICES = [1, 2]
 
@@ -129,7 +130,6 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     def get_counted(self, sub: Submission) -> str:
         """ "this is your counted submission" (or how the phase counts); never reveals a hidden ranking."""
-        from submissions.selectors import counted_note, counted_submission_ids
 
         memo = self.context.setdefault("_counted", {})
         key = (sub.phase_id, sub.team_id)

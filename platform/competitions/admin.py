@@ -1,6 +1,8 @@
 from django.contrib import admin
 
+from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
+from leaderboards.official import official_result_freeze, phase_publish, phase_settings_changed
 
 
 class PhaseInline(admin.TabularInline):
@@ -39,34 +41,23 @@ class PhaseAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change) -> None:
         super().save_model(request, obj, form, change)
-        if change and {"counted_policy", "fact_sheet_required"} & set(
-            form.changed_data
-        ):  # the board follows at once
-            from leaderboards.official import leaderboard_refresh_phase
-
-            leaderboard_refresh_phase(phase=obj)
+        if change:
+            phase_settings_changed(phase=obj, changed=form.changed_data)
 
     @admin.action(description="Publish results (scores and the frozen board become visible)")
     def publish_results(self, request, queryset) -> None:
-        from leaderboards.official import phase_publish
-
         for phase in queryset:
             phase_publish(phase=phase, publish=True)
         self.message_user(request, f"published {queryset.count()} phase(s)")
 
     @admin.action(description="Hide results")
     def hide_results(self, request, queryset) -> None:
-        from leaderboards.official import phase_publish
-
         for phase in queryset:
             phase_publish(phase=phase, publish=False)
         self.message_user(request, f"hid the results of {queryset.count()} phase(s)")
 
     @admin.action(description="Freeze the official results now")
     def freeze_results(self, request, queryset) -> None:
-        from competitions.errors import ApplicationError
-        from leaderboards.official import official_result_freeze
-
         for phase in queryset:
             try:
                 result = official_result_freeze(phase=phase, frozen_by=request.user.get_username())

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
 
 from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
@@ -132,17 +131,17 @@ def gold_store(*, test_set: TestSet, labels: dict[int, int], source_name: str) -
 
 
 def gold_load_file(*, phase: Phase, subtask: int, path: Path) -> GoldAnswers:
-    """Load gold labels for a phase's test set from a labelled jsonl or an ``id,label`` csv, then re-score."""
+    """Load gold labels for a phase's test set from a labelled jsonl or an ``id,label`` csv.
+
+    Re-scoring the phase's submissions is the submissions app's: ``submissions.services.gold_load_and_rescore``.
+    """
     test_set = (
         TestSet.objects.filter(phase=phase, subtask=subtask).select_related("phase__competition").first()
     )
     if test_set is None:
         raise ApplicationError(f"the {phase.kind} phase has no Subtask {subtask} test set; load it first")
     labels = _read_gold(path)
-    with transaction.atomic():
-        gold = gold_store(test_set=test_set, labels=labels, source_name=path.name)
-        _rescore_phase(phase=phase)
-    return gold
+    return gold_store(test_set=test_set, labels=labels, source_name=path.name)
 
 
 def _read_gold(path: Path) -> dict[int, int]:
@@ -166,12 +165,3 @@ def _read_gold(path: Path) -> dict[int, int]:
             raise ApplicationError(f"{path}, line {lineno}: duplicate id {qid}")
         labels[qid] = label
     return labels
-
-
-def _rescore_phase(*, phase: Phase) -> None:
-    from submissions.models import Submission
-    from submissions.services import submission_requeue
-
-    statuses = [Submission.Status.WAITING_GOLD, Submission.Status.SCORED]
-    for submission in Submission.objects.filter(phase=phase, status__in=statuses):
-        submission_requeue(submission=submission)

@@ -5,6 +5,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
+from competitions.models import Competition
 from competitions.selectors import competition_get, competition_list
 from teams.selectors import team_for_user
 
@@ -14,6 +15,14 @@ def home(request):
     if len(competitions) == 1:
         return redirect("competition", slug=competitions[0].slug)
     return render(request, "competitions/home.html", {"competitions": competitions})
+
+
+def competition_or_404(slug: str) -> Competition:
+    """The competition of a URL's slug (no prefetch), or a 404; the apps' views share this look-up."""
+    competition = Competition.objects.filter(slug=slug).first()
+    if competition is None:
+        raise Http404("no such competition")
+    return competition
 
 
 def competition_detail(request, slug: str):

@@ -1,6 +1,8 @@
-"""One settings module; every value comes from the environment with a dev-safe default.
+"""One settings module; every value comes from the environment.
 
-Production differs only by environment values (DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG, ...).
+Production is the default and is safe as it stands: DEBUG off, secure cookies, HSTS and an HTTPS redirect,
+and no default SECRET_KEY. ``DJANGO_ENV=development`` (set by the Makefile, the test configuration and
+.env.example) turns on the development defaults: DEBUG, the built-in key, plain-HTTP cookies.
 See .env.example for the full list.
 """
 
@@ -8,6 +10,7 @@ import os
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parents[2]  # the project root (manage.py's folder)
 PLATFORM_DIR = BASE_DIR / "platform"
@@ -15,8 +18,18 @@ PLATFORM_DIR = BASE_DIR / "platform"
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
-DEBUG = env.bool("DEBUG", default=True)
-SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me")
+DJANGO_ENV = env.str("DJANGO_ENV", default="production")
+if DJANGO_ENV not in ("production", "development"):
+    raise ImproperlyConfigured(f"DJANGO_ENV={DJANGO_ENV!r}: use 'production' (the default) or 'development'")
+DEVELOPMENT = DJANGO_ENV == "development"
+DEBUG = env.bool("DEBUG", default=DEVELOPMENT)
+DEV_SECRET_KEY = "dev-only-insecure-key-change-me"
+SECRET_KEY = env.str("SECRET_KEY", default=DEV_SECRET_KEY if DEVELOPMENT else "")
+if not DEVELOPMENT and SECRET_KEY in ("", DEV_SECRET_KEY):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is unset or the development default: set a long random SECRET_KEY in production "
+        "(or DJANGO_ENV=development on a development machine)"
+    )
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -103,6 +116,18 @@ for _key in (
     if _email.get(_key) is not None:
         globals()[_key] = _email[_key]
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="ReCAM organizers <recam@localhost>")
+# Behind HTTPS in production: cookies only over HTTPS, HSTS, HTTP redirected (each overridable, e.g.
+# SECURE_SSL_REDIRECT=false when a proxy already redirects; SECURE_PROXY_SSL_HEADER_ENABLED when it sets
+# X-Forwarded-Proto).
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEVELOPMENT)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEVELOPMENT)
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEVELOPMENT)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEVELOPMENT else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+if env.bool("SECURE_PROXY_SSL_HEADER_ENABLED", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -155,6 +180,21 @@ CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=240
 CELERY_LONG_TASK_TIME_LIMIT = env.int("CELERY_LONG_TASK_TIME_LIMIT", default=6 * 3600)
 # The visibility timeout must exceed the longest task's time limit, or Redis redelivers a running task.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_LONG_TASK_TIME_LIMIT + 600}
+# A worker that consumes only the scoring queue (scripts/run.sh's) keeps its unacknowledged messages in
+# a hash of its own with a short visibility timeout (tasks/app.py switches to these options): the
+# delivery of a scoring worker killed with SIGKILL is handed to a restarted one within about a minute,
+# while hours-long model jobs keep the long timeout. Scoring tasks must finish well inside it (their
+# time limit is SCORING_TASK_TIME_LIMIT).
+SCORING_VISIBILITY_TIMEOUT = env.int("SCORING_VISIBILITY_TIMEOUT", default=45)
+SCORING_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": SCORING_VISIBILITY_TIMEOUT,
+    "unacked_key": "scoring_unacked",
+    "unacked_index_key": "scoring_unacked_index",
+    "unacked_mutex_key": "scoring_unacked_mutex",
+    "unacked_restore_interval": 5,  # sweep for expired deliveries every 5 s (kombu's default: ~100 s)
+    "unacked_restore_throttle": 1,
+}
+SCORING_TASK_TIME_LIMIT = env.int("SCORING_TASK_TIME_LIMIT", default=max(5, SCORING_VISIBILITY_TIMEOUT - 15))
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Celery's Django fixup closes the database connection around every task unless this is set; with it,
 # a worker keeps its connection for CONN_MAX_AGE (tasks/scoring.py still drops broken or expired ones).
@@ -172,11 +212,9 @@ RECAM_BOOTSTRAP_SEED = env.int("RECAM_BOOTSTRAP_SEED", default=20210401)
 STUCK_SUBMISSION_MINUTES = env.float("STUCK_SUBMISSION_MINUTES", default=5)
 SCORING_MAX_ATTEMPTS = env.int("SCORING_MAX_ATTEMPTS", default=3)
 REAPER_INTERVAL_SECONDS = env.float("REAPER_INTERVAL_SECONDS", default=60)
-# Test-only: the scoring service sleeps this long after taking a submission (the fault tests kill it then).
-SCORING_TEST_DELAY_SECONDS = env.float("SCORING_TEST_DELAY_SECONDS", default=0)
 CELERY_BEAT_SCHEDULE = {
     "reap-stuck-submissions": {
-        "task": "tasks.reaper.reap_stuck_submissions",
+        "task": "submissions.reap",  # submissions.services.REAP_TASK
         "schedule": REAPER_INTERVAL_SECONDS,
         "options": {"queue": CELERY_SCORING_QUEUE, "expires": REAPER_INTERVAL_SECONDS},
     },

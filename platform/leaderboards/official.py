@@ -1,5 +1,7 @@
 """Official results: freeze a phase's board into an immutable snapshot, publish a phase, read a snapshot."""
 
+from collections.abc import Collection
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -9,12 +11,12 @@ from leaderboards.models import LeaderboardEntry, OfficialResult, OfficialResult
 from leaderboards.selectors import LeaderboardRow, LeaderboardTable, leaderboard_tables
 from leaderboards.services import leaderboard_refresh
 from recam.metrics import SCORER_VERSION
+from submissions.models import Score, Submission
+from teams.models import Team
 
 
 def leaderboard_refresh_phase(*, phase: Phase) -> int:
     """Rewrite every team's rows (after a policy change); returns the number of teams."""
-    from submissions.models import Submission
-    from teams.models import Team
 
     team_ids = set(Submission.objects.filter(phase=phase).values_list("team_id", flat=True))
     team_ids |= set(LeaderboardEntry.objects.filter(phase=phase).values_list("team_id", flat=True))
@@ -23,13 +25,18 @@ def leaderboard_refresh_phase(*, phase: Phase) -> int:
     return len(team_ids)
 
 
+def phase_settings_changed(*, phase: Phase, changed: Collection[str]) -> None:
+    """After an organizer edits a phase: a new counted policy or fact-sheet rule rewrites the board at once."""
+    if {"counted_policy", "fact_sheet_required"} & set(changed):
+        leaderboard_refresh_phase(phase=phase)
+
+
 def official_result_freeze(*, phase: Phase, frozen_by: str = "") -> OfficialResult:
     """Snapshot the counted submission per team with its scores, the scorer version and the gold sha256s.
 
     Refused if a counted score was computed by another scorer version or against other gold answers
     than the ones stored now (re-score first). Freezing again makes a new snapshot; none is ever edited.
     """
-    from submissions.models import Score
 
     with transaction.atomic():
         leaderboard_refresh_phase(phase=phase)

@@ -135,25 +135,3 @@ def _row(entry: LeaderboardEntry, rank: int | None, with_submissions: bool = Fal
         rank_test=RANK_TEST if entry.stat_rank is not None and rank is not None else "",
         **extra,
     )
-
-
-def leaderboard_records(*, phase: Phase) -> list[dict]:
-    """Flat rows for csv/json export."""
-    return [
-        {
-            "test_subtask": table.subtask,
-            "rank": row.rank,
-            "team": row.team,
-            "baseline": row.is_baseline,
-            "accuracy": row.accuracy,
-            "correct": row.correct,
-            "total": row.total,
-            "accuracy_cross": row.cross_accuracy,
-            "correct_cross": row.cross_correct,
-            "total_cross": row.cross_total,
-            "drop": row.drop,
-            "submitted_at": row.submitted_at.isoformat() if row.submitted_at else None,
-        }
-        for table in leaderboard_tables(phase=phase)
-        for row in table.rows
-    ]

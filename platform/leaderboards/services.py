@@ -4,6 +4,7 @@ from competitions.models import Phase
 from leaderboards.counting import Candidate, counted_per_slot
 from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry
+from submissions.models import Score, Submission
 from teams.models import Team
 
 
@@ -14,7 +15,6 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
     accuracy, then the earliest submission), the team's selection (default: the last) or the last.
     Only scored submissions count.
     """
-    from submissions.models import Score, Submission
 
     # The team's row lock serialises two refreshes of one team (two of its submissions scored at once),
     # so the second reads the first one's committed score. NO KEY: uploads inserting rows that point at

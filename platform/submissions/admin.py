@@ -14,18 +14,14 @@ class SubmissionFileInline(admin.TabularInline):
     readonly_fields = ("name", "subtask", "trained_on", "sha256", "num_predictions")
 
 
+# A score's columns, as the submission's inline and the score list show them.
+SCORE_COLUMNS = ("test_subtask", "trained_on", "correct", "total", "accuracy", "scorer_version")
+
+
 class ScoreInline(admin.TabularInline):
     model = Score
     extra = 0
-    readonly_fields = (
-        "test_subtask",
-        "trained_on",
-        "correct",
-        "total",
-        "accuracy",
-        "scorer_version",
-        "gold_sha256",
-    )
+    readonly_fields = (*SCORE_COLUMNS, "gold_sha256")
     can_delete = False
 
     def has_add_permission(self, request, obj=None) -> bool:
@@ -78,15 +74,7 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 @admin.register(Score)
 class ScoreAdmin(admin.ModelAdmin):
-    list_display = (
-        "submission",
-        "test_subtask",
-        "trained_on",
-        "correct",
-        "total",
-        "accuracy",
-        "scorer_version",
-    )
+    list_display = ("submission", *SCORE_COLUMNS)
     list_filter = ("test_subtask", "trained_on")
 
     # Score rows come from the one scorer only: never added or edited by hand (re-score instead).

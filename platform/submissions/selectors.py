@@ -3,7 +3,10 @@
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
-from submissions.models import Submission
+from competitions.models import Phase
+from leaderboards.counting import Candidate, counted_per_slot  # a documented exception (docs/architecture.md)
+from leaderboards.models import LeaderboardEntry  # a documented exception (docs/architecture.md)
+from submissions.models import Submission, SubmissionFile
 from submissions.queue import submission_queue_info
 from teams.models import Team
 
@@ -70,11 +73,6 @@ def counted_submission_ids(*, phase, team: Team) -> set[int]:
     non-failed submissions from their files, so a submission waiting for gold or for scoring already
     shows "counted" (the board itself shows the counted one among the scored).
     """
-    from competitions.models import Phase
-    from leaderboards.counting import Candidate, counted_per_slot
-    from leaderboards.models import LeaderboardEntry
-    from submissions.models import SubmissionFile
-
     if phase.counted_policy == Phase.CountedPolicy.BEST:
         pairs = LeaderboardEntry.objects.filter(phase=phase, team=team).values_list(
             "submission_id", "cross_submission_id"

@@ -1,31 +1,34 @@
-"""Writes: validate and store an upload, queue it, score it, fail or re-queue it."""
+"""Writes: validate and store an upload, queue it (by task name), fail or re-queue it. Scoring: scoring.py."""
 
 import datetime as dt
 import logging
-import time
-from dataclasses import dataclass
+from pathlib import Path
 
+from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import QuerySet, prefetch_related_objects
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from competitions.errors import ApplicationError
-from competitions.models import Phase
-from competitions.selectors import gold_labels, phase_expected_ids
-from leaderboards.services import leaderboard_refresh
-from recam.metrics import SCORER_VERSION, Score, score_predictions
+from competitions.models import GoldAnswers, Phase
+from competitions.selectors import phase_expected_ids
+from competitions.services import gold_load_file
 from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission, SubmissionFile
 from submissions.quotas import quota_lock, quota_reserve, quota_row_ensure
+from submissions.signals import team_results_changed
 from teams.models import Team
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
 TERMINAL = (Status.SCORED, Status.FAILED, Status.WAITING_GOLD)
+# The Celery task names this app sends (tasks/ defines them; nothing here imports tasks/).
+SCORE_TASK = "submissions.score"
+REAP_TASK = "submissions.reap"
 
 
 def submission_validate(
@@ -184,7 +187,7 @@ def submission_select(*, submission: Submission, at: dt.datetime | None = None) 
     with transaction.atomic():
         Submission.objects.filter(pk=submission.pk).update(selected_at=at)
         submission.selected_at = at
-        leaderboard_refresh(phase=phase, team=submission.team)
+        team_results_changed.send(sender=Submission, phase=phase, team=submission.team)
     return submission
 
 
@@ -197,136 +200,10 @@ def _queue(submission: Submission) -> None:
 
 
 def _send(submission: Submission) -> None:
-    """Send the scoring task when the current transaction commits (never for a rolled-back row)."""
-    from tasks.scoring import score_submission
-
-    score_submission.apply_async_on_commit(args=[submission.pk], queue=settings.CELERY_SCORING_QUEUE)
-
-
-@dataclass(frozen=True)
-class _Result:
-    test_subtask: int
-    trained_on: int
-    score: Score
-    gold_sha256: str
-
-
-def submission_score(*, submission_id: int) -> Submission:
-    """Score one submission. Idempotent: a finished submission is left as it is; a rerun rewrites the same rows.
-
-    Two short transactions around the parse: the first records "scoring" (and the attempt, so a file
-    that kills its worker is failed by the reaper instead of retried for ever), the second writes the
-    status, the score rows and the team's leaderboard rows at once. The phase, its test sets and the
-    files are read once; only the submission row is locked (``of``: never the shared phase row).
-    """
-    with transaction.atomic():
-        submission = (
-            Submission.objects.select_for_update(of=("self",))
-            .select_related("phase", "team")
-            .get(pk=submission_id)
-        )
-        if submission.status in TERMINAL:
-            return submission
-        now = timezone.now()
-        submission.status = Status.SCORING
-        submission.scoring_started_at = now
-        submission.attempts += 1
-        submission.lease_expires_at = now + dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
-        submission.save(update_fields=["status", "scoring_started_at", "attempts", "lease_expires_at"])
-    if settings.SCORING_TEST_DELAY_SECONDS:  # test-only: the fault tests kill a worker mid-scoring here
-        time.sleep(settings.SCORING_TEST_DELAY_SECONDS)
-    try:
-        results = _compute(submission)
-    except SubmissionError as exc:
-        return submission_mark_failed(
-            submission=submission, reason=f"the stored file does not validate:\n{exc}"
-        )
-    except (ValueError, OSError):  # a missing stored file, or a gold file that fails its sha256 check
-        logger.exception("submission %s could not be scored", submission_id)
-        reason = "the scoring service could not read the stored file or the gold answers; the organizers will re-score it"
-        return submission_mark_failed(submission=submission, reason=reason)
-    return _finish(submission, results)
-
-
-def _finish(submission: Submission, results: list[_Result] | None) -> Submission:
-    """Write the outcome unless another run finished first (the conditional UPDATE takes the row lock)."""
-    status = Status.WAITING_GOLD if results is None else Status.SCORED
-    finished_at = timezone.now()
-    with transaction.atomic():
-        won = Submission.objects.filter(pk=submission.pk, status=Status.SCORING).update(
-            status=status, finished_at=finished_at, lease_expires_at=None, failure_reason=""
-        )
-        if not won:  # another run finished first
-            return Submission.objects.get(pk=submission.pk)
-        if results is not None:
-            _write_scores(submission, results)
-        leaderboard_refresh(phase=submission.phase, team=submission.team)
-    submission.status = status
-    submission.finished_at = finished_at
-    submission.lease_expires_at = None
-    submission.failure_reason = ""
-    return submission
-
-
-def _compute(submission: Submission) -> list[_Result] | None:
-    """Scores per file, or None when a test set has no gold answers yet."""
-    phase = submission.phase
-    prefetch_related_objects([phase], "test_sets")  # one query serves the ids and the gold look-up
-    with submission.file.open("rb") as handle:
-        data = handle.read()
-    # Re-parsed from the stored file on purpose: it is what the sha256 names (a few ms, see docs/operations.md).
-    parsed = parse_submission(
-        data=data,
-        filename=submission.original_filename,
-        expected_ids=phase_expected_ids(phase=phase),
-        limits=Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data))),
-    )
-    trained_on = dict(submission.files.values_list("subtask", "trained_on"))
-    test_sets = {ts.subtask: ts for ts in phase.test_sets.all()}
-    results = []
-    for prediction_file in parsed.files:
-        gold = gold_labels(test_set=test_sets[prediction_file.subtask])
-        if gold is None:
-            return None
-        labels, gold_sha256 = gold
-        score = score_predictions(predictions=prediction_file.predictions, gold=labels)
-        results.append(
-            _Result(
-                test_subtask=prediction_file.subtask,
-                trained_on=trained_on.get(prediction_file.subtask, prediction_file.subtask),
-                score=score,
-                gold_sha256=gold_sha256,
-            )
-        )
-    return results
-
-
-SCORE_FIELDS = ["trained_on", "correct", "total", "accuracy", "scorer_version", "gold_sha256", "scored_at"]
-
-
-def _write_scores(submission: Submission, results: list[_Result]) -> None:
-    """One upsert for all score rows (insert, or update on the (submission, test subtask) constraint)."""
-    ScoreRow.objects.filter(submission=submission).exclude(
-        test_subtask__in=[r.test_subtask for r in results]
-    ).delete()
-    ScoreRow.objects.bulk_create(
-        [
-            ScoreRow(
-                submission=submission,
-                test_subtask=result.test_subtask,
-                trained_on=result.trained_on,
-                correct=result.score.correct,
-                total=result.score.total,
-                accuracy=result.score.accuracy,
-                scorer_version=SCORER_VERSION,
-                gold_sha256=result.gold_sha256,
-            )
-            for result in results
-        ],
-        update_conflicts=True,
-        unique_fields=["submission", "test_subtask"],
-        update_fields=SCORE_FIELDS,
-    )
+    """Send the scoring task, by name, when the current transaction commits (never for a rolled-back row)."""
+    submission_id, queue = submission.pk, settings.CELERY_SCORING_QUEUE
+    signature = current_app.signature(SCORE_TASK, args=[submission_id], queue=queue)
+    transaction.on_commit(signature.apply_async)  # by name: send_task, or the task itself where registered
 
 
 def submission_mark_failed(*, submission: Submission, reason: str) -> Submission:
@@ -342,7 +219,7 @@ def submission_mark_failed(*, submission: Submission, reason: str) -> Submission
         submission.lease_expires_at = None
         submission.save(update_fields=["status", "failure_reason", "finished_at", "lease_expires_at"])
         ScoreRow.objects.filter(submission=submission).delete()
-        leaderboard_refresh(phase=submission.phase, team=submission.team)
+        team_results_changed.send(sender=Submission, phase=submission.phase, team=submission.team)
     return submission
 
 
@@ -354,3 +231,14 @@ def submission_requeue(*, submission: Submission) -> Submission:
         submission.save(update_fields=["failure_reason"])
         _queue(submission)
     return submission
+
+
+def gold_load_and_rescore(*, phase: Phase, subtask: int, path: Path) -> GoldAnswers:
+    """Load a test set's gold labels and re-queue the phase's scored and waiting submissions, at once."""
+    with transaction.atomic():
+        gold = gold_load_file(phase=phase, subtask=subtask, path=path)
+        for submission in Submission.objects.filter(
+            phase=phase, status__in=[Status.WAITING_GOLD, Status.SCORED]
+        ):
+            submission_requeue(submission=submission)
+    return gold

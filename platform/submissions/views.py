@@ -12,9 +12,11 @@ from django.views.decorators.http import require_POST
 
 from competitions.errors import ApplicationError
 from competitions.models import Competition, Phase
+from competitions.views import competition_or_404
 from recam.submission import SubmissionError
 from submissions.downloads import phase_submissions_zip
 from submissions.forms import SubmissionForm
+from submissions.models import Submission
 from submissions.queue import submission_queue_info
 from submissions.quotas import quota_status
 from submissions.selectors import (
@@ -31,16 +33,9 @@ from submissions.services import submission_create, submission_select
 from teams.selectors import team_for_user
 
 
-def _competition(slug: str) -> Competition:
-    competition = Competition.objects.filter(slug=slug).first()
-    if competition is None:
-        raise Http404("no such competition")
-    return competition
-
-
 @login_required
 def submit(request, slug: str):
-    competition = _competition(slug)
+    competition = competition_or_404(slug)
     team = team_for_user(competition=competition, user=request.user)
     if team is None:
         messages.info(request, "Create or join a team before you submit.")
@@ -81,7 +76,7 @@ def submit(request, slug: str):
 
 @login_required
 def my_submissions(request, slug: str):
-    competition = _competition(slug)
+    competition = competition_or_404(slug)
     team = team_for_user(competition=competition, user=request.user)
     submissions = list(submission_list_for_team(team=team)) if team else []
     counted = {}
@@ -93,8 +88,8 @@ def my_submissions(request, slug: str):
             submission=submission, counted_ids=counted[submission.phase_id], hidden=submission.hidden
         )
         submission.selectable = (
-            submission.phase.counted_policy == "selected"
-            and submission.status != "failed"
+            submission.phase.counted_policy == Phase.CountedPolicy.SELECTED
+            and submission.status != Submission.Status.FAILED
             and not submission.counted_note
         )
     return render(

@@ -6,22 +6,15 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from competitions.errors import ApplicationError
-from competitions.models import Competition
+from competitions.views import competition_or_404
 from teams.forms import TeamCreateForm, TeamJoinForm
 from teams.selectors import team_for_user, team_get_by_invite, team_members
 from teams.services import team_create, team_join
 
 
-def _competition(slug: str) -> Competition:
-    competition = Competition.objects.filter(slug=slug).first()
-    if competition is None:
-        raise Http404("no such competition")
-    return competition
-
-
 @login_required
 def team_page(request, slug: str):
-    competition = _competition(slug)
+    competition = competition_or_404(slug)
     team = team_for_user(competition=competition, user=request.user)
     create_form = TeamCreateForm(request.POST if "create" in request.POST else None)
     join_form = TeamJoinForm(request.POST if "join" in request.POST else None)

@@ -25,6 +25,8 @@ def platform_dirs(settings, tmp_path):
 @pytest.fixture(autouse=True)
 def _eager_celery():
     """Scoring runs in-process when a transaction commits; nothing reaches a broker a worker could read."""
+    import tasks.reaper
+    import tasks.scoring  # noqa: F401  registered here, the tasks sent by name run eagerly (else: send_task)
     from tasks.app import app
 
     app.conf.task_always_eager = True

@@ -5,7 +5,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from recam.metrics import SCORER_VERSION
-from submissions.services import submission_score
+from submissions.scoring import submission_score
 from tests.api.conftest import independent_accuracy, token_client
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from submissions.services import submission_score
+from submissions.scoring import submission_score
 from tests.api.conftest import token_client
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from competitions.selectors import phase_expected_ids
 from recam.submission import SubmissionError, make_zip, parse_submission
 from submissions.models import Submission
-from submissions.services import submission_score
+from submissions.scoring import submission_score
 from tests.api.conftest import independent_accuracy, token_client
 
 pytestmark = pytest.mark.django_db
@@ -118,4 +118,16 @@ def test_a_bad_trained_on_value_is_a_json_error(alice, example_zip):
     response = _upload(token_client(user), "practice", example_zip, trained_on_1=3)
     assert response.status_code == 400
     assert response.json()["detail"].startswith("trained_on_1:")
+    assert Submission.objects.count() == 0
+
+
+@pytest.mark.parametrize("line", ["9" * 5000 + ",1\n", "0," + "1" * 5000 + "\n"])
+def test_an_id_or_label_of_thousands_of_digits_is_a_json_problem(alice, line):
+    """Red-team defect 1 through the API: a 400 listing the problem at its line, never a 500."""
+    user, _ = alice
+    response = _upload(token_client(user), "practice", line.encode(), name="subtask1.csv")
+    assert response.status_code == 400
+    assert {"file": "subtask1.csv", "line": 1} in [
+        {"file": p["file"], "line": p["line"]} for p in response.json()["problems"]
+    ]
     assert Submission.objects.count() == 0

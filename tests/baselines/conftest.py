@@ -37,7 +37,7 @@ def dev_examples(dev_path) -> list[ClozeExample]:
 @pytest.fixture(scope="session")
 def vectors(trial_examples, dev_examples):
     """The packaged GloVe 6B 50d, restricted to the words the test examples use."""
-    from datagen.vectors import load_vectors
+    from lexicon.vectors import load_vectors
 
     words = set()
     for example in [*trial_examples, *dev_examples]:
@@ -48,6 +48,6 @@ def vectors(trial_examples, dev_examples):
 
 @pytest.fixture(scope="session")
 def wordnet():
-    from datagen.resources import wordnet
+    from lexicon.resources import wordnet
 
     return wordnet()

@@ -7,7 +7,7 @@ import torch
 
 from baselines import encoder
 from baselines.encoder import encode_questions, predict_encoder, train_encoder
-from datagen.resources import encoder_model_dir
+from lexicon.resources import encoder_model_dir
 from recam.metrics import accuracy
 from recam.records import NUM_OPTIONS, read_questions
 from recam.submission import make_zip, parse_submission, write_predictions

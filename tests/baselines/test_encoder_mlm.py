@@ -9,7 +9,7 @@ from transformers import AutoTokenizer
 
 from baselines.cli import adaptation_texts, main
 from baselines.encoder_mlm import adaptation_chunks, mask_chunks, option_scores, train_encoder_mlm
-from datagen.resources import encoder_model_dir
+from lexicon.resources import encoder_model_dir
 from recam.records import read_questions, write_questions
 from recam.submission import parse_submission
 

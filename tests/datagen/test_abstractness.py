@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from datagen import abstractness as ab
-from datagen import resources
 from datagen.cli_abstractness import abstractness
-from datagen.vectors import load_vectors
+from lexicon import resources
+from lexicon.vectors import load_vectors
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,11 @@
 import numpy as np
 import pytest
 
-from datagen import filters, resources
+from datagen import filters
 from datagen.encoder import load_encoder
 from datagen.nlp import analyse, load_nlp
-from datagen.vectors import load_vectors
+from lexicon import resources
+from lexicon.vectors import load_vectors
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,9 @@
 import pytest
 
-from datagen import resources
 from datagen.lesk import AdaptedLesk, Signature, context_window, overlap
 from datagen.nlp import analyse, load_nlp
 from datagen.nonspecificity import NonspecificityScorer
+from lexicon import resources
 
 
 @pytest.fixture(scope="module")

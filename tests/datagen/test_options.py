@@ -18,8 +18,8 @@ from datagen.options import (
     select_distractors,
     write_recam,
 )
-from datagen.resources import wordnet as load_wordnet
-from datagen.vectors import WordVectors
+from lexicon.resources import wordnet as load_wordnet
+from lexicon.vectors import WordVectors
 from recam.records import Question, read_questions, write_questions
 
 

@@ -9,9 +9,9 @@ from click.testing import CliRunner
 
 from datagen.cli_options import options
 from datagen.options import assign_folds, check_question, read_candidates
-from datagen.resources import wordnet as load_wordnet
 from datagen.retrieval import metrics_table, retrieval_metrics
 from datagen.stats import size_table
+from lexicon.resources import wordnet as load_wordnet
 from recam.records import read_questions
 
 
@@ -124,8 +124,12 @@ def test_a_work_dir_from_other_inputs_is_refused(two_fold_run, tmp_path):
     assert not (tmp_path / "b.jsonl").exists()
 
 
-def test_fold_task_runs_a_planned_fold_on_the_gpu_queue(two_fold_run, dev_candidates, settings):
-    from tasks.options import options_queue, options_train_fold
+def test_fold_task_runs_a_planned_fold_on_the_gpu_queue(two_fold_run, dev_candidates, monkeypatch):
+    from dataclasses import replace
+
+    from datagen import celery_client
+    from datagen.celery_client import OPTIONS_TRAIN_FOLD, options_queue
+    from tasks.options import options_train_fold
 
     out, _ = two_fold_run
     kwargs = {"work_dir": str(out / "work"), "subtask": "1", "reader": "att", "fold": 1}
@@ -133,10 +137,11 @@ def test_fold_task_runs_a_planned_fold_on_the_gpu_queue(two_fold_run, dev_candid
     folds = assign_folds(candidates=read_candidates(dev_candidates), folds=2, seed=13)
     held_out = sum(1 for fold in folds.values() if fold == 1)
     assert result.get() == {"subtask": "1", "reader": "att", "fold": 1, "questions": held_out}
-    settings.CELERY_GPU_QUEUE = "gpu"
+    assert options_train_fold.name == OPTIONS_TRAIN_FOLD  # the name the CLI sends
+    monkeypatch.setattr(celery_client, "settings", replace(celery_client.settings, CELERY_GPU_QUEUE="gpu"))
     assert options_queue() == "gpu"
-    settings.CELERY_GPU_QUEUE = ""
-    settings.CELERY_CPU_QUEUE = "cpu"
+    cpu_only = replace(celery_client.settings, CELERY_GPU_QUEUE="", CELERY_CPU_QUEUE="cpu")
+    monkeypatch.setattr(celery_client, "settings", cpu_only)
     assert options_queue() == "cpu"
 
 

@@ -118,7 +118,8 @@ def faults(private_redis, transactional_db, settings, tmp_path, request):
             "CELERY_TASK_ALWAYS_EAGER": "false",
             **env,
         }
-        command = [sys.executable, "-m", "celery", "-A", "tasks.app", "worker", "-Q", queue, "--pool", "solo"]
+        app_module = "tests.integration.slow_worker" if "SCORING_TEST_DELAY_SECONDS" in env else "tasks.app"
+        command = [sys.executable, "-m", "celery", "-A", app_module, "worker", "-Q", queue, "--pool", "solo"]
         command += ["-l", "info", "--without-gossip", "--without-mingle", "--without-heartbeat"]
         command += ["-n", f"{name}-{queue}@%h"]
         if beat:  # Celery beat inside the worker: it sends the reaper task every REAPER_INTERVAL_SECONDS
@@ -201,7 +202,8 @@ def test_a_worker_killed_mid_scoring_is_replaced_and_scores_once(
     submission.refresh_from_db()
     assert (submission.status, submission.attempts) == (Status.SCORING, 1)
     assert not Score.objects.filter(submission=submission).exists()
-    assert private_redis.client().hlen("unacked") == 1  # acks_late: the broker still holds the task
+    # acks_late: the broker still holds the task, in the scoring queue's own hash of deliveries
+    assert private_redis.client().hlen(settings.SCORING_BROKER_TRANSPORT_OPTIONS["unacked_key"]) == 1
 
     # A new worker with beat: the reaper finds the stuck submission (stuck after 1.2 s here) and re-queues it.
     faults("second", beat=True, STUCK_SUBMISSION_MINUTES="0.02", REAPER_INTERVAL_SECONDS="1")
@@ -215,6 +217,28 @@ def test_a_worker_killed_mid_scoring_is_replaced_and_scores_once(
     assert result.get(timeout=60) == Status.SCORED
     after = list(Score.objects.order_by("id").values_list("id", "correct", "total", "accuracy", "scored_at"))
     assert after == before
+
+
+def test_a_killed_scoring_workers_delivery_is_rerun_by_a_restarted_worker_within_a_minute(
+    faults, private_redis, practice, example_files, recam_data_dir
+):
+    """Red-team defect 5: without the reaper, Redis itself hands the killed worker's task out again.
+
+    The scoring queue's visibility timeout (SCORING_VISIBILITY_TIMEOUT, 45 s) replaces the 6 h 10 min of
+    the model jobs; a restarted worker sweeps for expired deliveries every 5 s.
+    """
+    first = faults("first", SCORING_TEST_DELAY_SECONDS="120")
+    submission = _wait(_submit(practice, example_files), {Status.SCORING})
+    taken = time.monotonic()
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    faults("restarted")  # no beat: the reaper never runs in this test
+    submission = _wait(submission, {Status.SCORED, Status.FAILED}, seconds=90)
+    waited = time.monotonic() - taken
+    _assert_scored_once(submission, example_files, recam_data_dir)
+    assert submission.attempts == 2  # the killed run, then the redelivered one
+    assert waited < settings.SCORING_VISIBILITY_TIMEOUT + 30, f"re-run after {waited:.0f} s"
+    assert private_redis.client().hlen(settings.SCORING_BROKER_TRANSPORT_OPTIONS["unacked_key"]) == 0
 
 
 def test_submissions_queued_across_a_redis_restart_are_all_scored(

@@ -17,6 +17,8 @@ def isolated_storage(settings, tmp_path):
 @pytest.fixture(autouse=True)
 def eager_celery():
     """Run the scoring task in-process; nothing reaches a broker another worker could read."""
+    import tasks.reaper
+    import tasks.scoring  # noqa: F401  registered here, the tasks sent by name run eagerly (else: send_task)
     from tasks.app import app
 
     saved = app.conf.task_always_eager, app.conf.task_eager_propagates

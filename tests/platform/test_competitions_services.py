@@ -9,7 +9,7 @@ from competitions.selectors import gold_labels, gold_path
 from competitions.services import competition_load_recam, gold_load_file
 from recam.submission import format_predictions
 from submissions.models import Submission
-from submissions.services import submission_create
+from submissions.services import gold_load_and_rescore, submission_create
 from tests.platform.factories import TeamFactory
 
 
@@ -103,7 +103,7 @@ def test_loading_gold_scores_waiting_submissions(competition, tmp_path, django_c
     path = tmp_path / "gold.csv"
     path.write_text(format_predictions(gold))
     with django_capture_on_commit_callbacks(execute=True):
-        gold_load_file(phase=evaluation, subtask=1, path=path)
+        gold_load_and_rescore(phase=evaluation, subtask=1, path=path)
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORED
     score = submission.scores.get()

@@ -4,8 +4,9 @@ import pytest
 from django.urls import reverse
 
 from competitions.services import gold_store, phase_test_set_store
+from leaderboards.exports import board_records
 from leaderboards.models import LeaderboardEntry
-from leaderboards.selectors import leaderboard_records, leaderboard_tables
+from leaderboards.selectors import leaderboard_tables
 from leaderboards.services import leaderboard_refresh
 from recam.submission import format_predictions
 from submissions.models import Submission
@@ -120,7 +121,7 @@ def test_rows_are_materialised_when_the_score_is_written(phase, submit):
 
 def test_export_records_carry_rank_and_counts(phase, submit):
     submit(TeamFactory(competition=phase.competition, name="x"), 3, subtask=2)
-    (record,) = leaderboard_records(phase=phase)
+    (record,) = board_records(tables=leaderboard_tables(phase=phase))  # the one row -> dict mapping
     assert (record["test_subtask"], record["rank"], record["team"], record["correct"]) == (2, 1, "x", 3)
 
 

@@ -117,3 +117,42 @@ def test_disabled_limits_let_everything_through(db, client, settings):
     settings.RATELIMIT_ENABLED = False
     settings.RATELIMIT_LOGIN = "1/300"
     assert {_login(client, "ada").status_code for _ in range(3)} == {200}
+
+
+def test_admin_login_is_limited(db, client, settings):
+    """Red-team defect 2: 15 wrong passwords then the right one logged the organizer in."""
+    settings.RATELIMIT_LOGIN = "3/300"
+    get_user_model().objects.create_superuser(username="boss", password="the-right-password")
+    url = reverse("admin:login")
+
+    def attempt(password: str):
+        return client.post(url, {"username": "boss", "password": password, "next": "/admin/"})
+
+    assert [attempt("wrong").status_code for _ in range(3)] == [200, 200, 200]
+    refused = attempt("the-right-password")
+    assert refused.status_code == 429
+    assert b"Too many login attempts" in refused.content
+    assert "_auth_user_id" not in client.session  # the right password after the limit does not log in
+
+
+def test_unicode_look_alikes_share_the_bucket_django_authenticates(db, client, settings):
+    """Red-team defect 3: fullwidth U+FF43 U+FF11 authenticates as 'c1' (NFKC) but got a fresh bucket."""
+    settings.RATELIMIT_LOGIN = "2/300"
+    UserFactory(username="c1")
+    names = ["c1", "\uff43\uff11", "C1"]  # ascii, fullwidth, upper case
+    statuses = [_login(client, name).status_code for name in names]
+    assert statuses == [200, 200, 429]
+
+
+def test_api_token_json_bodies_are_limited_per_username(db, settings):
+    """Red-team defect 3: JSON bodies all shared one bucket per address (one client locked out a team)."""
+    settings.RATELIMIT_LOGIN = "1/300"
+    UserFactory(username="ada")
+    UserFactory(username="grace")
+
+    def token(username: str):
+        return APIClient().post("/api/token/", {"username": username, "password": "wrong"}, format="json")
+
+    assert token("ada").status_code == 400
+    assert token("\uff41da").status_code == 429  # fullwidth 'a': the same account, the same bucket
+    assert token("grace").status_code == 400  # another team member still gets their own attempts

@@ -136,9 +136,8 @@ def test_max_attempts_below_one_is_refused(db):
 
 def test_beat_runs_the_registered_reaper_task(lost, django_capture_on_commit_callbacks):
     entry = settings.CELERY_BEAT_SCHEDULE["reap-stuck-submissions"]
-    module = entry["task"].rsplit(".", 1)[0]
-    assert module in TASK_MODULES  # so every worker (and beat) knows the task
-    importlib.import_module(module)
+    for module in TASK_MODULES:  # what every worker (and beat) imports
+        importlib.import_module(module)
     assert entry["task"] in app.tasks
     assert entry["schedule"] <= 60 * settings.STUCK_SUBMISSION_MINUTES
     _age(lost, minutes=6)

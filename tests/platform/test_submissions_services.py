@@ -12,7 +12,8 @@ from leaderboards.models import LeaderboardEntry
 from recam.metrics import SCORER_VERSION
 from recam.submission import SubmissionError, make_zip
 from submissions.models import Score, Submission
-from submissions.services import submission_create, submission_mark_failed, submission_score
+from submissions.scoring import submission_score
+from submissions.services import submission_create, submission_mark_failed
 from tests.platform.factories import TeamFactory, UserFactory, member
 from tests.platform.helpers import independent_count
 

@@ -245,3 +245,12 @@ def test_a_closed_phase_is_a_form_error(competition, practice, player, client, e
     assert response.status_code == 200
     assert "not open for submissions" in str(response.context["form"].non_field_errors())
     assert not Submission.objects.exists()
+
+
+@pytest.mark.parametrize("line", ["9" * 5000 + ",1\n", "0," + "1" * 5000 + "\n"])
+def test_an_id_or_label_of_thousands_of_digits_is_a_form_error(competition, practice, player, client, line):
+    """Red-team defect 1: Python's 4,300-digit int limit gave a 500 page; now a problem with file and line."""
+    response = _upload(client, competition, practice, "subtask1.csv", line.encode())
+    assert response.status_code == 400
+    assert any(p.startswith("subtask1.csv, line 1:") for p in response.context["problems"])
+    assert not Submission.objects.exists()

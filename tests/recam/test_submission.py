@@ -162,3 +162,22 @@ def test_bad_label_then_same_id_again_is_a_duplicate():
         (1, "label 'x1' is not an integer 0-4"),
         (7, "id 0 appears again (first on line 1)"),
     ]
+
+
+@pytest.mark.parametrize("digits", [19, 4301, 100_000])
+def test_an_id_with_thousands_of_digits_is_a_listed_problem(digits):
+    """Red-team defect: int() of more than 4,300 digits raised ValueError out of the parser (a 500)."""
+    body = GOOD1 + "9" * digits + ",1\n"
+    problem = only(problems(body.encode(), filename="subtask1.csv"))
+    assert (problem.file, problem.line) == ("subtask1.csv", 7)
+    assert "has more than 18 digits" in problem.message
+    assert len(problem.message) < 120  # the field is cut, not echoed whole
+
+
+@pytest.mark.parametrize("digits", [19, 4301, 100_000])
+def test_a_label_with_thousands_of_digits_is_a_listed_problem(digits):
+    body = GOOD1.replace("5,2", "5," + "4" * digits)
+    problem = only(problems(body.encode(), filename="subtask1.csv"))
+    assert (problem.file, problem.line) == ("subtask1.csv", 6)
+    assert "is out of range: labels are 0-4" in problem.message
+    assert len(problem.message) < 120

@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings
 from django.db.utils import OperationalError
 
-import submissions.services
+import submissions.scoring
 from recam.submission import SubmissionError
 from submissions.models import Score, Submission
 from submissions.services import submission_create
@@ -35,6 +35,27 @@ def test_visibility_timeout_exceeds_the_task_time_limit():
     assert app.conf.task_serializer == "json"
 
 
+def test_the_scoring_task_finishes_inside_the_scoring_queues_short_visibility_timeout():
+    options = settings.SCORING_BROKER_TRANSPORT_OPTIONS
+    assert score_submission.name == "submissions.score"
+    assert score_submission.time_limit < options["visibility_timeout"] <= 60
+    assert options["unacked_key"] != "unacked"  # never restores the model jobs' deliveries
+
+
+@pytest.mark.parametrize(
+    ("queues", "scoring_only"),
+    [(["scoring"], True), ("scoring", True), (["scoring", "cpu"], False), ([], False)],
+)
+def test_only_a_worker_of_the_scoring_queue_alone_gets_the_short_timeout(queues, scoring_only, settings):
+    from celery.signals import celeryd_init
+
+    settings.CELERY_SCORING_QUEUE = "scoring"
+    conf = type("Conf", (), {"broker_transport_options": {"visibility_timeout": 22200}})()
+    celeryd_init.send(sender="w@h", instance=None, conf=conf, options={"queues": queues})
+    short = conf.broker_transport_options["visibility_timeout"] == settings.SCORING_VISIBILITY_TIMEOUT
+    assert short is scoring_only
+
+
 def test_running_the_task_twice_leaves_the_same_score_rows(queued):
     assert score_submission.apply(args=[queued.pk]).get() == "scored"
     first = list(
@@ -49,7 +70,7 @@ def test_running_the_task_twice_leaves_the_same_score_rows(queued):
 
 
 def test_a_transient_database_error_is_retried(queued, monkeypatch):
-    real, calls = submissions.services.submission_score, []
+    real, calls = submissions.scoring.submission_score, []
 
     def flaky(*, submission_id):
         calls.append(submission_id)
@@ -57,7 +78,7 @@ def test_a_transient_database_error_is_retried(queued, monkeypatch):
             raise OperationalError("database is locked")
         return real(submission_id=submission_id)
 
-    monkeypatch.setattr(submissions.services, "submission_score", flaky)
+    monkeypatch.setattr(submissions.scoring, "submission_score", flaky)
     # Eagerly, the retry runs at once and its result is the task's result.
     assert score_submission.apply(args=[queued.pk], throw=False).get() == "scored"
     assert calls == [queued.pk, queued.pk]

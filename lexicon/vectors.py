@@ -12,29 +12,16 @@ from pathlib import Path
 
 import numpy as np
 
-from datagen import resources
+from lexicon import resources
+from lexicon.files import file_sha256
 
-_HASH_CHUNK = 1 << 20
 # (resolved path, size, mtime_ns) -> (words, word->row index): the parquet read + dict build is the slow part.
 _INDEX_CACHE: dict[tuple[str, int, int], tuple[list[str], dict[str, int]]] = {}
-_HASH_CACHE: dict[tuple[str, int, int], str] = {}
 
 
 def _file_key(path: Path) -> tuple[str, int, int]:
     stat = path.stat()
     return (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file, cached per process by (path, size, mtime)."""
-    key = _file_key(path)
-    if key not in _HASH_CACHE:
-        digest = hashlib.sha256()
-        with path.open("rb") as handle:
-            while chunk := handle.read(_HASH_CHUNK):
-                digest.update(chunk)
-        _HASH_CACHE[key] = digest.hexdigest()
-    return _HASH_CACHE[key]
 
 
 class WordVectors:
@@ -206,7 +193,7 @@ def _load_text(path: Path, vocabulary: Collection[str] | None) -> WordVectors:
 
 
 def load_vectors(path: Path | None = None, *, vocabulary: Collection[str] | None = None) -> WordVectors:
-    """Load word vectors: ``path`` None is the packaged GloVe 6B 50d (``datagen.resources.glove_path()``).
+    """Load word vectors: ``path`` None is the packaged GloVe 6B 50d (``lexicon.resources.glove_path()``).
 
     A ``.npy`` file needs a word index parquet beside it; any other file is read as GloVe text.
     ``vocabulary`` keeps only those words (and their lowercase forms) in memory.

@@ -1,4 +1,4 @@
-from baselines.gloss import gloss, glosses
+from lexicon.glosses import gloss, glosses
 
 
 def test_gloss_concatenates_first_sense_per_pos_with_pos_delimiters(wordnet):

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from datagen import resources
-from datagen.vectors import ConcatVectors, EncoderWordVectors, WordVectors, load_vectors
+from lexicon import resources
+from lexicon.vectors import ConcatVectors, EncoderWordVectors, WordVectors, load_vectors
 
 SLICE_WORDS = ["the", "economy", "policy", "king", "queen", "apple", "freedom", "table", "idea", "paris"]
 

@@ -4,7 +4,7 @@ An option must not be the gold word in another guise: an inflection (``policies`
 WordNet's morphy), a synonym (any sense), or a derived form (``economy``/``economic``,
 ``decide``/``decision``, ``success``/``successful``). Derived forms come from WordNet's derivational
 links and pertainyms; a shared Porter stem of at least :data:`MIN_STEM` letters catches the pairs
-WordNet does not link. The WordNet reader is a parameter (``datagen.resources.wordnet()``).
+WordNet does not link. The WordNet reader is a parameter (``lexicon.resources.wordnet()``).
 """
 
 from functools import lru_cache
@@ -73,7 +73,7 @@ def _stems(word: str, wordnet) -> frozenset[str]:
 def is_derived_form(*, word: str, gold: str, wordnet) -> bool:
     """Whether ``word`` and ``gold`` are derived forms of one another (either direction, or one stem).
 
-    >>> from datagen.resources import wordnet
+    >>> from lexicon.resources import wordnet
     >>> [is_derived_form(word=w, gold="economy", wordnet=wordnet()) for w in ("economic", "ecology")]
     [True, False]
     """

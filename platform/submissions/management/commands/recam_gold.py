@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from competitions.errors import ApplicationError
 from competitions.management.commands._common import PHASE_KINDS, get_phase
-from competitions.services import gold_load_file
+from submissions.services import gold_load_and_rescore
 
 
 class Command(BaseCommand):
@@ -21,7 +21,7 @@ class Command(BaseCommand):
             raise CommandError(f"{file} does not exist")
         phase_obj = get_phase(slug=competition, kind=phase)
         try:
-            gold = gold_load_file(phase=phase_obj, subtask=subtask, path=file)
+            gold = gold_load_and_rescore(phase=phase_obj, subtask=subtask, path=file)
         except ApplicationError as exc:
             raise CommandError(exc.message) from None
         self.stdout.write(

@@ -2,8 +2,8 @@
 
 import pytest
 
-from datagen.resources import wordnet as load_wordnet
-from datagen.wordforms import derived_forms, is_derived_form
+from lexicon.resources import wordnet as load_wordnet
+from lexicon.wordforms import derived_forms, is_derived_form
 
 
 @pytest.fixture(scope="module")

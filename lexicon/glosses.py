@@ -14,7 +14,7 @@ POS_NAMES = (("n", "noun"), ("v", "verb"), ("a", "adj"), ("r", "adv"))
 def gloss(*, word: str, wordnet) -> str:
     """The gloss string of one candidate word; "" when WordNet knows no sense of it.
 
-    ``wordnet`` is NLTK's WordNet reader (``datagen.resources.wordnet()``).
+    ``wordnet`` is NLTK's WordNet reader (``lexicon.resources.wordnet()``).
     """
     query = "_".join(word.strip().lower().split())
     if not query:

@@ -1,0 +1,145 @@
+"""Score one submission: the scoring service the ``submissions.score`` task calls (thin task in tasks/)."""
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import prefetch_related_objects
+from django.utils import timezone
+
+from competitions.selectors import gold_labels, phase_expected_ids
+from recam.metrics import SCORER_VERSION, Score, score_predictions
+from recam.submission import Limits, SubmissionError, parse_submission
+from submissions.models import Score as ScoreRow
+from submissions.models import Submission
+from submissions.services import TERMINAL, submission_mark_failed
+from submissions.signals import team_results_changed
+
+logger = logging.getLogger(__name__)
+Status = Submission.Status
+
+
+@dataclass(frozen=True)
+class _Result:
+    test_subtask: int
+    trained_on: int
+    score: Score
+    gold_sha256: str
+
+
+def submission_score(*, submission_id: int) -> Submission:
+    """Score one submission. Idempotent: a finished submission is left as it is; a rerun rewrites the same rows.
+
+    Two short transactions around the parse: the first records "scoring" (and the attempt, so a file
+    that kills its worker is failed by the reaper instead of retried for ever), the second writes the
+    status, the score rows and the team's leaderboard rows at once. The phase, its test sets and the
+    files are read once; only the submission row is locked (``of``: never the shared phase row).
+    """
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update(of=("self",))
+            .select_related("phase", "team")
+            .get(pk=submission_id)
+        )
+        if submission.status in TERMINAL:
+            return submission
+        now = timezone.now()
+        submission.status = Status.SCORING
+        submission.scoring_started_at = now
+        submission.attempts += 1
+        submission.lease_expires_at = now + dt.timedelta(seconds=settings.SCORING_TASK_TIME_LIMIT)
+        submission.save(update_fields=["status", "scoring_started_at", "attempts", "lease_expires_at"])
+    try:
+        results = _compute(submission)
+    except SubmissionError as exc:
+        return submission_mark_failed(
+            submission=submission, reason=f"the stored file does not validate:\n{exc}"
+        )
+    except (ValueError, OSError):  # a missing stored file, or a gold file that fails its sha256 check
+        logger.exception("submission %s could not be scored", submission_id)
+        reason = "the scoring service could not read the stored file or the gold answers; the organizers will re-score it"
+        return submission_mark_failed(submission=submission, reason=reason)
+    return _finish(submission, results)
+
+
+def _finish(submission: Submission, results: list[_Result] | None) -> Submission:
+    """Write the outcome unless another run finished first (the conditional UPDATE takes the row lock)."""
+    status = Status.WAITING_GOLD if results is None else Status.SCORED
+    finished_at = timezone.now()
+    with transaction.atomic():
+        won = Submission.objects.filter(pk=submission.pk, status=Status.SCORING).update(
+            status=status, finished_at=finished_at, lease_expires_at=None, failure_reason=""
+        )
+        if not won:  # another run finished first
+            return Submission.objects.get(pk=submission.pk)
+        if results is not None:
+            _write_scores(submission, results)
+        team_results_changed.send(sender=Submission, phase=submission.phase, team=submission.team)
+    submission.status = status
+    submission.finished_at = finished_at
+    submission.lease_expires_at = None
+    submission.failure_reason = ""
+    return submission
+
+
+def _compute(submission: Submission) -> list[_Result] | None:
+    """Scores per file, or None when a test set has no gold answers yet."""
+    phase = submission.phase
+    prefetch_related_objects([phase], "test_sets")  # one query serves the ids and the gold look-up
+    with submission.file.open("rb") as handle:
+        data = handle.read()
+    # Re-parsed from the stored file on purpose: it is what the sha256 names (a few ms, see docs/operations.md).
+    parsed = parse_submission(
+        data=data,
+        filename=submission.original_filename,
+        expected_ids=phase_expected_ids(phase=phase),
+        limits=Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data))),
+    )
+    trained_on = dict(submission.files.values_list("subtask", "trained_on"))
+    test_sets = {ts.subtask: ts for ts in phase.test_sets.all()}
+    results = []
+    for prediction_file in parsed.files:
+        gold = gold_labels(test_set=test_sets[prediction_file.subtask])
+        if gold is None:
+            return None
+        labels, gold_sha256 = gold
+        score = score_predictions(predictions=prediction_file.predictions, gold=labels)
+        results.append(
+            _Result(
+                test_subtask=prediction_file.subtask,
+                trained_on=trained_on.get(prediction_file.subtask, prediction_file.subtask),
+                score=score,
+                gold_sha256=gold_sha256,
+            )
+        )
+    return results
+
+
+SCORE_FIELDS = ["trained_on", "correct", "total", "accuracy", "scorer_version", "gold_sha256", "scored_at"]
+
+
+def _write_scores(submission: Submission, results: list[_Result]) -> None:
+    """One upsert for all score rows (insert, or update on the (submission, test subtask) constraint)."""
+    ScoreRow.objects.filter(submission=submission).exclude(
+        test_subtask__in=[r.test_subtask for r in results]
+    ).delete()
+    ScoreRow.objects.bulk_create(
+        [
+            ScoreRow(
+                submission=submission,
+                test_subtask=result.test_subtask,
+                trained_on=result.trained_on,
+                correct=result.score.correct,
+                total=result.score.total,
+                accuracy=result.score.accuracy,
+                scorer_version=SCORER_VERSION,
+                gold_sha256=result.gold_sha256,
+            )
+            for result in results
+        ],
+        update_conflicts=True,
+        unique_fields=["submission", "test_subtask"],
+        update_fields=SCORE_FIELDS,
+    )

@@ -1,0 +1,88 @@
+"""The house has one staircase: no module imports a module of a higher layer (docs/architecture.md).
+
+Every direct import between the project's own packages, found by grimp (module-level and function-local
+imports alike), must point down or sideways within one package. The layers, bottom to top:
+
+    recam < lexicon < baselines, client < datagen < platform domain apps (accounts < competitions < teams
+    < submissions < leaderboards < api) < platform web modules (views, urls, admin, forms, templatetags,
+    management commands; in the apps' order) < tasks < config (the composition root) < bench
+
+Known exceptions are listed in EXCEPTIONS with the reason; a new back arrow fails this test.
+"""
+
+import sys
+from pathlib import Path
+
+import grimp
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ["recam", "lexicon", "baselines", "client", "datagen", "tasks", "bench"]
+APPS = ["accounts", "competitions", "teams", "submissions", "leaderboards", "api", "config"]
+RANK = {"recam": 0, "lexicon": 1, "baselines": 2, "client": 2, "datagen": 3}
+RANK |= {app: 10 + i for i, app in enumerate(APPS[:-1])}  # the domain modules of the platform apps
+WEB, TASKS, CONFIG, BENCH = 30, 40, 50, 60
+RANK |= {"tasks": TASKS, "config": CONFIG, "bench": BENCH}
+WEB_MODULES = ("views", "urls", "admin", "forms", "templatetags", "management")
+
+# (importer, imported): why it stays for now. Each is a back arrow the house issue (#11) leaves to a later step.
+EXCEPTIONS = {
+    (
+        "submissions.selectors",
+        "leaderboards.counting",
+    ): "the counted-submission note reads the counted policy",
+    (
+        "submissions.selectors",
+        "leaderboards.models",
+    ): "the counted note under the best policy reads board rows",
+}
+
+
+def rank(module: str) -> int:
+    package, *rest = module.split(".")
+    if package in APPS[:-1] and rest and rest[0] in WEB_MODULES:
+        return WEB + APPS.index(package)  # the web modules, in the apps' order among themselves
+    return RANK[package]
+
+
+def back_arrows() -> list[str]:
+    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+    try:
+        graph = grimp.build_graph(*PACKAGES, *APPS, cache_dir=None)
+    finally:
+        del sys.path[:2]
+    found = []
+    for imp in graph.find_matching_direct_imports(import_expression="** -> **"):
+        importer, imported = imp["importer"], imp["imported"]
+        same_package = importer.split(".")[0] == imported.split(".")[0]
+        if same_package and rank(importer) >= rank(imported):
+            continue  # inside one package (a web module may use its app's domain modules, not the reverse)
+        if rank(importer) > rank(imported) or (importer, imported) in EXCEPTIONS:
+            continue
+        if rank(importer) == rank(imported) and not same_package:
+            found.append(f"{importer} -> {imported} (two packages of one layer must not import each other)")
+            continue
+        lines = [d["line_number"] for d in graph.get_import_details(importer=importer, imported=imported)]
+        found.append(f"{importer} (line {', '.join(map(str, lines))}) -> {imported}")
+    return sorted(found)
+
+
+def test_no_module_imports_a_higher_layer():
+    assert back_arrows() == []
+
+
+def test_every_listed_exception_still_exists():
+    """An exception that was fixed is removed from the list, so the list stays the truth."""
+    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+    try:
+        graph = grimp.build_graph(*PACKAGES, *APPS, cache_dir=None)
+    finally:
+        del sys.path[:2]
+    for importer, imported in EXCEPTIONS:
+        assert graph.direct_import_exists(importer=importer, imported=imported), (importer, imported)
+
+
+def test_a_back_arrow_is_caught():
+    """The check itself can fail: a lower layer importing a higher one ranks below it."""
+    assert rank("recam.submission") < rank("lexicon.files") < rank("datagen.pipeline") < rank("tasks.app")
+    assert rank("competitions.services") < rank("submissions.services") < rank("leaderboards.services")
+    assert rank("leaderboards.services") < rank("competitions.admin") < rank("tasks.scoring")
