@@ -4,12 +4,11 @@ from django.db.models import Count
 
 from competitions.models import Competition, Phase
 from leaderboards.selectors import LeaderboardTable, leaderboard_tables
+from submissions.models import Submission
 
 
 def phase_overview(*, competition: Competition) -> list[dict]:
     """Each phase with its test sets (gold or not) and its submissions counted by status."""
-    from submissions.models import Submission
-
     counts: dict[int, dict[str, int]] = {}
     rows = (
         Submission.objects.filter(phase__competition=competition)
@@ -34,8 +33,6 @@ def phase_preview_tables(*, phase: Phase) -> list[LeaderboardTable]:
 
 
 def phase_recent_submissions(*, phase: Phase, limit: int = 200):
-    from submissions.models import Submission
-
     return (
         Submission.objects.filter(phase=phase)
         .select_related("team")

@@ -11,9 +11,12 @@ from django.utils import timezone
 
 from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
-from competitions.services import gold_load_file, gold_store, phase_test_set_store
+from competitions.services import gold_store, phase_test_set_store
+from leaderboards.official import leaderboard_refresh_phase
 from onboarding.selectors import public_questions_path
 from recam.records import Question, iter_questions, write_questions
+from submissions.models import Submission
+from submissions.services import gold_load_and_rescore, submission_mark_failed, submission_requeue
 
 # A SemEval evaluation window: dated, a few uploads per day, hidden scores, the team's choice counts.
 EVALUATION_DAYS = 21
@@ -46,8 +49,6 @@ def phase_defaults(*, kind: str, now: dt.datetime | None = None) -> dict:
 
 def phase_save(*, competition: Competition, kind: str, values: dict) -> Phase:
     """Create the competition's phase of ``kind`` or update its settings; a policy change rewrites the board."""
-    from leaderboards.official import leaderboard_refresh_phase
-
     if values.get("ends_at") and values.get("starts_at") and values["ends_at"] <= values["starts_at"]:
         raise ApplicationError("the phase must end after it starts")
     with transaction.atomic():
@@ -119,13 +120,10 @@ def gold_load_upload(*, phase: Phase, subtask: int, data: bytes, filename: str) 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / (Path(filename).stem + suffix)
         path.write_bytes(data)
-        return gold_load_file(phase=phase, subtask=subtask, path=path)
+        return gold_load_and_rescore(phase=phase, subtask=subtask, path=path)
 
 
 def submissions_rescore(*, phase: Phase, ids: list[int]) -> int:
-    from submissions.models import Submission
-    from submissions.services import submission_requeue
-
     chosen = list(Submission.objects.filter(phase=phase, pk__in=ids))
     for submission in chosen:
         submission_requeue(submission=submission)
@@ -133,9 +131,6 @@ def submissions_rescore(*, phase: Phase, ids: list[int]) -> int:
 
 
 def submissions_mark_failed(*, phase: Phase, ids: list[int], reason: str) -> int:
-    from submissions.models import Submission
-    from submissions.services import submission_mark_failed
-
     chosen = list(Submission.objects.filter(phase=phase, pk__in=ids))
     for submission in chosen:
         submission_mark_failed(submission=submission, reason=reason or "marked failed by the organizers")

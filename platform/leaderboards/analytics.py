@@ -14,8 +14,10 @@ from django.core.cache import cache
 from django.db.models import Max
 
 from competitions.models import Phase
+from competitions.selectors import gold_labels
 from leaderboards.models import LeaderboardEntry
 from recam.analytics import OPTIONS, Analytics, analyse
+from submissions.models import Score
 
 QUALITY_SUMMARY_KEYS = (
     "with_article_accuracy",
@@ -76,9 +78,6 @@ def _analyse(choices, gold, teams, skipped, question_ids):
 
 
 def _matrix(phase: Phase, subtask: int, entries: list[LeaderboardEntry]):
-    from competitions.selectors import gold_labels
-    from submissions.models import Score
-
     test_set = phase.test_sets.filter(subtask=subtask).first()
     gold = gold_labels(test_set=test_set) if test_set else None
     if gold is None or not entries:

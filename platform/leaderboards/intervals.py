@@ -15,8 +15,10 @@ from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
 from competitions.models import Phase
+from competitions.selectors import gold_labels, phase_expected_ids
 from leaderboards.models import LeaderboardEntry, ScoreVector
 from recam import stats
+from submissions.models import Score
 
 logger = logging.getLogger(__name__)
 STAT_FIELDS = [
@@ -42,7 +44,6 @@ def _settings() -> tuple[int, int]:
 
 def score_vector_build(*, score) -> ScoreVector:
     """The score's per-question answers, from the stored file (kept with the reason if it cannot be read)."""
-    from competitions.selectors import gold_labels, phase_expected_ids
     from recam.submission import Limits, parse_submission
 
     submission = score.submission
@@ -78,8 +79,6 @@ def score_vector_build(*, score) -> ScoreVector:
 
 def _vectors(phase: Phase, entries: list[LeaderboardEntry]) -> dict[tuple[int, int], np.ndarray]:
     """(submission id, test subtask) -> 0/1 array for every counted score that has a usable vector."""
-    from submissions.models import Score
-
     wanted = {(e.submission_id, e.test_subtask) for e in entries if e.submission_id}
     wanted |= {(e.cross_submission_id, e.test_subtask) for e in entries if e.cross_submission_id}
     scores = Score.objects.filter(

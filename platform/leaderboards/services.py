@@ -5,6 +5,7 @@ from leaderboards.counting import Candidate, counted_per_slot
 from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry
 from submissions.models import Score, Submission
+from teams.factsheets import fact_sheet_is_complete
 from teams.models import Team
 
 
@@ -67,8 +68,6 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
 
 
 def _has_fact_sheet(team: Team) -> bool:
-    from teams.factsheets import fact_sheet_is_complete
-
     return fact_sheet_is_complete(team=team)
 
 

@@ -8,17 +8,11 @@ from django.shortcuts import redirect, render
 
 from competitions.errors import ApplicationError
 from competitions.models import Phase
-from teams.factsheets import (
-    FIELDS,
-    fact_sheet_locked_by,
-    fact_sheet_save,
-    fact_sheets_csv,
-    fact_sheets_json,
-    fact_sheets_latex,
-)
+from competitions.views import competition_or_404
+from leaderboards.factsheets import fact_sheet_save, fact_sheets_csv, fact_sheets_json, fact_sheets_latex
+from teams.factsheets import FIELDS, fact_sheet_locked_by
 from teams.models import FactSheet
 from teams.selectors import team_for_user
-from teams.views import _competition
 
 EXPORTS = {"csv": ("text/csv", fact_sheets_csv), "json": ("application/json", fact_sheets_json)}
 EXPORTS["latex"] = ("application/x-latex", fact_sheets_latex)
@@ -32,7 +26,7 @@ class FactSheetForm(forms.ModelForm):
 
 @login_required
 def fact_sheet_page(request, slug: str):
-    competition = _competition(slug)
+    competition = competition_or_404(slug)
     team = team_for_user(competition=competition, user=request.user)
     if team is None:
         messages.info(request, "Create or join a team first.")

@@ -9,9 +9,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from competitions.errors import ApplicationError
+from leaderboards.factsheets import fact_sheet_save
 from leaderboards.models import LeaderboardEntry
 from leaderboards.official import official_result_freeze
-from teams.factsheets import fact_sheet_save
 from tests.platform.factories import TeamFactory, UserFactory, member
 from tests.platform.ops import make_phase, submit
 

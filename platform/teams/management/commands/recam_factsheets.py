@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
 from competitions.management.commands._common import PHASE_KINDS, get_phase
-from teams.factsheets import fact_sheets_csv, fact_sheets_json, fact_sheets_latex
+from leaderboards.factsheets import fact_sheets_csv, fact_sheets_json, fact_sheets_latex
 
 RENDER = {"csv": fact_sheets_csv, "json": fact_sheets_json, "latex": fact_sheets_latex}
 
