@@ -74,7 +74,7 @@ def gold_outcomes(
     """How many gold answers end at each outcome (a fate of ``pipeline.FATES`` or not-one-token).
 
     ``journal`` (a jsonl file) records each finished chunk, so an interrupted run resumes."""
-    return gold_outcomes_many(
+    counts = gold_outcomes_many(
         questions=questions,
         source=source,
         variants=[(settings, res)],
@@ -82,6 +82,7 @@ def gold_outcomes(
         progress=progress,
         journal=journal,
     )[0]
+    return Counter({outcome: n for outcome, n in counts.items() if outcome in OUTCOMES})
 
 
 def gold_outcomes_many(
