@@ -19,9 +19,9 @@ from pathlib import Path
 
 import click
 
+from datagen.fidelity_tables import OUTCOMES, markdown, side_by_side
 from datagen.filters import DEFAULT_CONTEXTUAL_MAX
 from datagen.pipeline import (
-    FATES,
     Settings,
     analyse_pairs,
     finish_states,
@@ -36,7 +36,6 @@ SOURCES = {
     1: ("training_data/Task_1_dev.jsonl", "trail_data/Task_1_Imperceptibility.jsonl"),
     2: ("training_data/Task_2_dev.jsonl", "trail_data/Task_2_Nonspecificity.jsonl"),
 }
-OUTCOMES = ("not-one-token", *FATES)
 # The rules before issue #12: adapted Lesk, all-senses synonym pool, raw regressor, spaCy's POS as is.
 BEFORE = {"wsd": "lesk", "synonym_scope": "all", "imperceptibility_scale": "regressor", "pos_rescue": False}
 
@@ -137,6 +136,13 @@ def _chunk_outcomes(rebuilt: list, analyses: tuple, settings: Settings, res) -> 
     return dict(counts)
 
 
+def _comparable(settings: dict) -> dict:
+    """Settings as far as they change the outcomes: without the encoder, its threshold does not."""
+    if settings.get("use_encoder") is False:
+        return {k: v for k, v in settings.items() if k != "contextual_max"}
+    return settings
+
+
 def _read_journal(journal: Path | None, settings: Settings) -> dict[str, dict]:
     if journal is None or not journal.exists():
         return {}
@@ -146,7 +152,7 @@ def _read_journal(journal: Path | None, settings: Settings) -> dict[str, dict]:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue  # a line cut by an interruption: that chunk is recomputed
-        if entry.get("settings") == settings.to_json():
+        if _comparable(entry.get("settings") or {}) == _comparable(settings.to_json()):
             done[entry["key"]] = entry["counts"]
     return done
 
@@ -206,41 +212,6 @@ def rating_ceiling(*, questions: Sequence[Question], wordnet, threshold: float) 
             rated += 1
             below += value < threshold
     return {"rated": rated, "rated_below": below, "fraction": round(below / rated, 4) if rated else None}
-
-
-def markdown(rows_by_subtask: dict[int, list[dict]]) -> str:
-    """The per-loss table (one row per subtask, file and --wsd choice)."""
-    head = (
-        "| subtask | file | variant | questions | " + " | ".join(OUTCOMES) + " | kept % | POS rule (kept) |"
-    )
-    lines = [head, "|" + "---|" * (len(OUTCOMES) + 6)]
-    for subtask, rows in rows_by_subtask.items():
-        for row in rows:
-            cells = " | ".join(str(row["outcomes"][o]) for o in OUTCOMES)
-            lines.append(
-                f"| {subtask} | {row['file']} | {row['variant']} | {row['questions']} | {cells} "
-                f"| {row['kept_fraction']:.1%} | {row['pos_rescued']} ({row['pos_rescued_kept']}) |"
-            )
-    return "\n".join(lines)
-
-
-def side_by_side(rows_by_subtask: dict[int, list[dict]]) -> str:
-    """Kept % per file (rows) and variant (columns: --wsd choices, "before"); the MRC ceiling."""
-    choices = list(dict.fromkeys(row["variant"] for rows in rows_by_subtask.values() for row in rows))
-    lines = ["| subtask | file | " + " | ".join(choices) + " |", "|" + "---|" * (len(choices) + 2)]
-    for subtask, rows in rows_by_subtask.items():
-        for file in dict.fromkeys(row["file"] for row in rows):
-            kept = {row["variant"]: f"{row['kept_fraction']:.1%}" for row in rows if row["file"] == file}
-            lines.append(f"| {subtask} | {file} | " + " | ".join(kept.get(c, "") for c in choices) + " |")
-    for rows in rows_by_subtask.values():
-        for row in rows:
-            if "rating_ceiling" in row and row["variant"] == choices[0]:
-                c = row["rating_ceiling"]
-                lines.append(
-                    f"\nSubtask 1 {row['file']}: {c['rated']} gold answers rated by MRC, "
-                    f"{c['rated_below']} ({c['fraction']:.1%}) below the threshold (the ceiling of true ratings)"
-                )
-    return "\n".join(lines)
 
 
 @click.command()
