@@ -5,7 +5,10 @@ from pathlib import Path
 
 import click
 
-from datagen.pipeline import Settings, local_runner, run_candidates
+from datagen.filters import DEFAULT_CONTEXTUAL_MAX
+from datagen.pipeline import Settings, local_runner
+from datagen.pipeline_config import DEFAULT_SCALE, DEFAULT_WSD, SCALES, SYNONYM_SCOPES, WSD_CHOICES
+from datagen.shards import run_candidates
 
 
 @click.command()
@@ -59,9 +62,10 @@ from datagen.pipeline import Settings, local_runner, run_candidates
 @click.option(
     "--contextual-max",
     type=float,
-    default=0.85,
+    default=DEFAULT_CONTEXTUAL_MAX,
     show_default=True,
-    help="Drop a target if its contextual cosine with a passage token is above this.",
+    help="Drop a target if its contextual cosine with a passage token is above this "
+    "(default calibrated for MiniLM-L6 by python -m datagen.contextual; the paper's 0.85 is for BERT-large).",
 )
 @click.option(
     "--lesk-window",
@@ -70,6 +74,28 @@ from datagen.pipeline import Settings, local_runner, run_candidates
     show_default=True,
     help="Context words each side of the target for the adapted Lesk.",
 )
+@click.option(
+    "--wsd",
+    type=click.Choice(WSD_CHOICES),
+    default=DEFAULT_WSD,
+    show_default=True,
+    help="Word senses (Subtask 2 depth; the sense-scoped synonym filter).",
+)
+@click.option(
+    "--synonym-scope",
+    type=click.Choice(SYNONYM_SCOPES),
+    default="sense",
+    show_default=True,
+    help="Synonyms/antonyms of the chosen sense only, or of every sense (the paper's wording).",
+)
+@click.option(
+    "--imperceptibility-scale",
+    type=click.Choice(SCALES),
+    default=DEFAULT_SCALE,
+    show_default=True,
+    help="Subtask 1: MRC ratings + calibrated regressor, or the raw regressor.",
+)
+@click.option("--no-pos-rescue", is_flag=True, help="Take spaCy's ADJ/PROPN tags as they are.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def candidates(
     input_path,
@@ -83,6 +109,10 @@ def candidates(
     glove_max,
     contextual_max,
     lesk_window,
+    wsd,
+    synonym_scope,
+    imperceptibility_scale,
+    no_pos_rescue,
     quiet,
 ) -> None:
     """Select target words (§3.2-3.4) and write one question per surviving target."""
@@ -94,6 +124,10 @@ def candidates(
         contextual_max=contextual_max,
         lesk_window=lesk_window,
         use_encoder=not no_encoder,
+        wsd=wsd,
+        synonym_scope=synonym_scope,
+        imperceptibility_scale=imperceptibility_scale,
+        pos_rescue=not no_pos_rescue,
     )
     runner = local_runner
     if backend == "celery":

@@ -5,7 +5,10 @@ gold answer filled in); the pipeline then scores only the gold answer's token(s)
 stage that drops it, or "kept". A gold answer that spaCy splits into several tokens (or none) is
 "not-one-token". This measures the pipeline; thresholds are not tuned to it.
 
-    python -m datagen.fidelity --data-dir ../shared/data/recam --output var/datagen/fidelity.json
+    python -m datagen.fidelity --data-dir ../shared/data/recam --output var/datagen/fidelity.json \\
+        --wsd lesk --wsd pywsd --wsd first-sense --wsd embedding
+
+Several ``--wsd`` choices give one per-loss row each and a side-by-side table of kept %.
 """
 
 import json
@@ -16,7 +19,16 @@ from pathlib import Path
 
 import click
 
-from datagen.pipeline import FATES, Settings, finish_states, load_resources, select_pairs
+from datagen.fidelity_tables import OUTCOMES, markdown, side_by_side
+from datagen.filters import DEFAULT_CONTEXTUAL_MAX
+from datagen.pipeline import (
+    Settings,
+    analyse_pairs,
+    finish_states,
+    load_resources,
+    select_pairs,
+)
+from datagen.pipeline_config import DEFAULT_SCALE, DEFAULT_WSD, SCALES, SYNONYM_SCOPES, WSD_CHOICES
 from datagen.xsum import Pair
 from recam.records import PLACEHOLDER, Question, read_questions
 
@@ -24,7 +36,8 @@ SOURCES = {
     1: ("training_data/Task_1_dev.jsonl", "trail_data/Task_1_Imperceptibility.jsonl"),
     2: ("training_data/Task_2_dev.jsonl", "trail_data/Task_2_Nonspecificity.jsonl"),
 }
-OUTCOMES = ("not-one-token", *FATES)
+# The rules before issue #12: adapted Lesk, all-senses synonym pool, raw regressor, spaCy's POS as is.
+BEFORE = {"wsd": "lesk", "synonym_scope": "all", "imperceptibility_scale": "regressor", "pos_rescue": False}
 
 
 def rebuilt_pair(*, question: Question, source: str) -> tuple[Pair, tuple[int, int]]:
@@ -60,34 +73,74 @@ def gold_outcomes(
     """How many gold answers end at each outcome (a fate of ``pipeline.FATES`` or not-one-token).
 
     ``journal`` (a jsonl file) records each finished chunk, so an interrupted run resumes."""
+    counts = gold_outcomes_many(
+        questions=questions,
+        source=source,
+        variants=[(settings, res)],
+        chunk=chunk,
+        progress=progress,
+        journal=journal,
+    )[0]
+    return Counter({outcome: n for outcome, n in counts.items() if outcome in OUTCOMES})
+
+
+def gold_outcomes_many(
+    *,
+    questions: Sequence[Question],
+    source: str,
+    variants: Sequence[tuple[Settings, object]],
+    chunk: int = 25,
+    progress: bool = True,
+    journal: Path | None = None,
+) -> list[Counter]:
+    """``gold_outcomes`` for several (settings, resources) at once: spaCy analyses each chunk once."""
     from tqdm import tqdm
 
-    done = _read_journal(journal, settings)
-    outcomes: Counter = Counter()
+    done = [_read_journal(journal, settings) for settings, _ in variants]
+    outcomes = [Counter() for _ in variants]
     with tqdm(total=len(questions), desc=source, unit="q", disable=not progress) as bar:
         for number, part in enumerate(_chunks(questions, chunk)):
             key = f"{source}#{number}x{chunk}"
-            if key not in done:
-                done[key] = _chunk_outcomes(part, source, settings, res)
-                if journal is not None:
-                    entry = {"key": key, "settings": settings.to_json(), "counts": done[key]}
-                    with journal.open("a", encoding="utf-8") as handle:
-                        handle.write(json.dumps(entry) + "\n")
-            outcomes.update(done[key])
+            rebuilt, analyses = None, None
+            for (settings, res), finished, total in zip(variants, done, outcomes, strict=True):
+                if key not in finished:
+                    if rebuilt is None:
+                        rebuilt = [rebuilt_pair(question=q, source=source) for q in part]
+                        analyses = analyse_pairs(pairs=[p for p, _ in rebuilt], nlp=res.nlp)
+                    finished[key] = _chunk_outcomes(rebuilt, analyses, settings, res)
+                    _journal_entry(journal, key, settings, finished[key])
+                total.update(finished[key])
             bar.update(len(part))
     return outcomes
 
 
-def _chunk_outcomes(part: Sequence[Question], source: str, settings: Settings, res) -> dict[str, int]:
-    rebuilt = [rebuilt_pair(question=q, source=source) for q in part]
+def _journal_entry(journal: Path | None, key: str, settings: Settings, counts: dict) -> None:
+    if journal is not None:
+        entry = {"key": key, "settings": settings.to_json(), "counts": counts}
+        with journal.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
+def _chunk_outcomes(rebuilt: list, analyses: tuple, settings: Settings, res) -> dict[str, int]:
     spans = {pair.id: span for pair, span in rebuilt}
-    states = select_pairs(pairs=[p for p, _ in rebuilt], settings=settings, res=res, only=spans)
+    states = select_pairs(
+        pairs=[p for p, _ in rebuilt], settings=settings, res=res, only=spans, analyses=analyses
+    )
     finish_states(states=states, settings=settings, res=res)
     counts: Counter = Counter()
     for state in states:
         fates = list(state.fates.values())
         counts[fates[0] if len(fates) == 1 else "not-one-token"] += 1
+        counts["pos-rescued"] += bool(state.rescued)
+        counts["pos-rescued-kept"] += bool(state.rescued) and fates == ["kept"]
     return dict(counts)
+
+
+def _comparable(settings: dict) -> dict:
+    """Settings as far as they change the outcomes: without the encoder, its threshold does not."""
+    if settings.get("use_encoder") is False:
+        return {k: v for k, v in settings.items() if k != "contextual_max"}
+    return settings
 
 
 def _read_journal(journal: Path | None, settings: Settings) -> dict[str, dict]:
@@ -99,7 +152,7 @@ def _read_journal(journal: Path | None, settings: Settings) -> dict[str, dict]:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue  # a line cut by an interruption: that chunk is recomputed
-        if entry.get("settings") == settings.to_json():
+        if _comparable(entry.get("settings") or {}) == _comparable(settings.to_json()):
             done[entry["key"]] = entry["counts"]
     return done
 
@@ -107,46 +160,58 @@ def _read_journal(journal: Path | None, settings: Settings) -> dict[str, dict]:
 def fidelity(
     *,
     data_dir: Path,
-    settings: Settings,
+    settings: Settings | None = None,
+    variants: dict[str, Settings] | None = None,
     limit: int | None = None,
     progress: bool = True,
     journal: Path | None = None,
 ) -> list[dict]:
-    """One row per ReCAM file of the subtask: counts per outcome and the kept fraction."""
-    res = load_resources(settings=settings)
+    """One row per ReCAM file of the subtask and variant (label -> settings of one subtask; default
+    ``{settings.wsd: settings}``): counts per outcome and the kept fraction."""
+    variants = variants or {settings.wsd: settings}
+    subtask = next(iter(variants.values())).subtask
+    loaded = [(s, load_resources(settings=s)) for s in variants.values()]
     rows = []
-    for relative in SOURCES[settings.subtask]:
+    for relative in SOURCES[subtask]:
         questions = read_questions(Path(data_dir) / relative, require_labels=True)[:limit]
-        counts = gold_outcomes(
-            questions=questions,
-            source=relative,
-            settings=settings,
-            res=res,
-            progress=progress,
-            journal=journal,
+        many = gold_outcomes_many(
+            questions=questions, source=relative, variants=loaded, progress=progress, journal=journal
         )
-        total = sum(counts.values())
-        rows.append(
-            {
+        for label, (config, res), counts in zip(variants, loaded, many, strict=True):
+            total = sum(counts[o] for o in OUTCOMES)
+            row = {
                 "file": relative,
+                "variant": label,
+                "settings": config.to_json(),
                 "questions": total,
                 "kept_fraction": round(counts["kept"] / total, 4),
                 "outcomes": {o: counts[o] for o in OUTCOMES},
+                "pos_rescued": counts["pos-rescued"],
+                "pos_rescued_kept": counts["pos-rescued-kept"],
             }
-        )
+            if subtask == 1:
+                row["rating_ceiling"] = rating_ceiling(
+                    questions=questions, wordnet=res.wordnet, threshold=config.imperceptibility_max
+                )
+            rows.append(row)
     return rows
 
 
-def markdown(rows_by_subtask: dict[int, list[dict]]) -> str:
-    head = "| subtask | file | questions | " + " | ".join(OUTCOMES) + " | kept % |"
-    lines = [head, "|" + "---|" * (len(OUTCOMES) + 4)]
-    for subtask, rows in rows_by_subtask.items():
-        for row in rows:
-            cells = " | ".join(str(row["outcomes"][o]) for o in OUTCOMES)
-            lines.append(
-                f"| {subtask} | {row['file']} | {row['questions']} | {cells} | {row['kept_fraction']:.1%} |"
-            )
-    return "\n".join(lines)
+def rating_ceiling(*, questions: Sequence[Question], wordnet, threshold: float) -> dict:
+    """Of the gold answers MRC rates (the word or its WordNet base form), how many have a true rating
+    below ``threshold``: what a perfect imperceptibility scorer could keep at that stage."""
+    from datagen.abstractness import mrc_ratings
+
+    ratings = {w.lower(): v for w, v in mrc_ratings().items()}
+    rated = below = 0
+    for question in questions:
+        word = question.answer.lower()
+        forms = [word, *(wordnet.morphy(word, p) or word for p in "nvar")]
+        value = next((ratings[f] for f in forms if f in ratings), None)
+        if value is not None:
+            rated += 1
+            below += value < threshold
+    return {"rated": rated, "rated_below": below, "fraction": round(below / rated, 4) if rated else None}
 
 
 @click.command()
@@ -155,23 +220,57 @@ def markdown(rows_by_subtask: dict[int, list[dict]]) -> str:
 @click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--no-encoder", is_flag=True)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="First N questions per file.")
+@click.option(
+    "--wsd",
+    "wsds",
+    type=click.Choice(WSD_CHOICES),
+    multiple=True,
+    default=[DEFAULT_WSD],
+    show_default=True,
+    help="Word-sense method(s); several give a side-by-side table.",
+)
+@click.option("--synonym-scope", type=click.Choice(SYNONYM_SCOPES), default="sense", show_default=True)
+@click.option("--imperceptibility-scale", type=click.Choice(SCALES), default=DEFAULT_SCALE, show_default=True)
+@click.option("--no-pos-rescue", is_flag=True, help="Do not let lower-case ADJ/PROPN nouns/verbs through.")
+@click.option("--contextual-max", type=float, default=DEFAULT_CONTEXTUAL_MAX, show_default=True)
+@click.option("--before", is_flag=True, help="Add the pipeline-version-1 rules as a variant 'before'.")
 def main(
-    data_dir: Path, subtasks: tuple[str, ...], output: Path, no_encoder: bool, limit: int | None
+    data_dir: Path,
+    subtasks: tuple[str, ...],
+    output: Path,
+    no_encoder: bool,
+    limit: int | None,
+    wsds: tuple[str, ...],
+    synonym_scope: str,
+    imperceptibility_scale: str,
+    no_pos_rescue: bool,
+    contextual_max: float,
+    before: bool,
 ) -> None:
-    """Measure fidelity on the ReCAM dev and trial files; write JSON and print a markdown table."""
-    base = Settings(subtask=1, use_encoder=not no_encoder)
+    """Measure fidelity on the ReCAM dev and trial files; write JSON and print markdown tables."""
+    base = Settings(
+        subtask=1,
+        use_encoder=not no_encoder,
+        synonym_scope=synonym_scope,
+        imperceptibility_scale=imperceptibility_scale,
+        pos_rescue=not no_pos_rescue,
+        contextual_max=contextual_max,
+    )
     output.parent.mkdir(parents=True, exist_ok=True)
     journal = output.with_name(output.name + ".journal.jsonl")  # finished chunks: a rerun resumes
-    result = {
-        int(s): fidelity(
-            data_dir=data_dir, settings=replace(base, subtask=int(s)), limit=limit, journal=journal
-        )
-        for s in subtasks
-    }
+    result: dict[int, list[dict]] = {}
+    for s in subtasks:
+        variants = {wsd: replace(base, subtask=int(s), wsd=wsd) for wsd in wsds}
+        if before:
+            variants["before"] = replace(base, subtask=int(s), **BEFORE)
+        result[int(s)] = fidelity(data_dir=data_dir, variants=variants, limit=limit, journal=journal)
     output.write_text(
-        json.dumps({"settings": base.to_json(), "limit": limit, "rows": result}, indent=1), encoding="utf-8"
+        json.dumps({"settings": base.to_json(), "wsd": list(wsds), "limit": limit, "rows": result}, indent=1),
+        encoding="utf-8",
     )
     click.echo(markdown(result))
+    click.echo("")
+    click.echo(side_by_side(result))
 
 
 if __name__ == "__main__":

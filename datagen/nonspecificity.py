@@ -1,6 +1,7 @@
 """Nonspecificity (§3.3): the chosen sense's maximal hypernym path length to the WordNet root.
 
-Each noun or verb of the summary is disambiguated with the adapted Lesk algorithm; the context is
+Each noun or verb of the summary is disambiguated with the adapted Lesk algorithm (or another
+``datagen.wsd`` method); the context is
 the summary concatenated with the passage (their content words that WordNet knows), cut to a window
 of ``window`` words each side of the target. Depth 0 is the root, the most abstract; the paper keeps
 targets with depth < 6.
@@ -27,10 +28,15 @@ class NonspecificityScorer:
         return token.pos in CONTENT_POS and bool(self.lesk.senses(token.lemma, token.pos))
 
     def score(
-        self, *, summary: Analysis, passage: Analysis, indices: Iterable[int]
+        self,
+        *,
+        summary: Analysis,
+        passage: Analysis,
+        indices: Iterable[int],
+        target_pos: frozenset[str] | None = TARGET_POS,
     ) -> dict[int, Sense | None]:
         """The chosen sense (with its depth) of each summary token in ``indices``; None if it is not
-        a noun or verb WordNet knows."""
+        of ``target_pos`` (default: noun or verb; None: any content word) or WordNet does not know it."""
         positions: dict[int, int] = {}
         words: list[tuple[str, str]] = []
         for index, token in enumerate(summary.tokens):
@@ -46,7 +52,7 @@ class NonspecificityScorer:
         senses: dict[int, Sense | None] = {}
         for index in indices:
             token = summary.tokens[index]
-            if token.pos not in TARGET_POS or index not in positions:
+            if (target_pos is not None and token.pos not in target_pos) or index not in positions:
                 senses[index] = None
                 continue
             context = context_window(words=words, position=positions[index], window=self.window)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from datagen.pipeline import Settings, run_candidates
+from datagen.pipeline import Settings
+from datagen.shards import run_candidates
 from tests.datagen.test_pipeline import small_pairs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,3 +1,5 @@
+import pytest
+
 from datagen.fidelity import OUTCOMES, gold_outcomes, rebuilt_pair
 from datagen.pipeline import Settings, load_resources
 from recam.records import read_questions
@@ -54,3 +56,56 @@ def test_a_rerun_with_the_journal_reuses_finished_chunks(recam_data_dir, tmp_pat
         journal=journal,
     )
     assert again == first
+
+
+def test_the_cli_prints_one_row_per_wsd_choice_and_a_side_by_side_table(recam_data_dir, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from datagen.fidelity import main
+
+    output = tmp_path / "fidelity.json"
+    args = ["--data-dir", str(recam_data_dir), "--subtask", "2", "--no-encoder", "--limit", "3"]
+    args += ["--wsd", "first-sense", "--wsd", "lesk", "--before", "--output", str(output)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "| subtask | file | first-sense | lesk | before |" in result.output
+    rows = json.loads(output.read_text(encoding="utf-8"))["rows"]["2"]
+    assert [(r["file"].split("/")[0], r["variant"]) for r in rows] == [
+        ("training_data", "first-sense"),
+        ("training_data", "lesk"),
+        ("training_data", "before"),
+        ("trail_data", "first-sense"),
+        ("trail_data", "lesk"),
+        ("trail_data", "before"),
+    ]
+    for row in rows:
+        assert row["questions"] == 3
+        assert sum(row["outcomes"].values()) == 3
+        assert f"| {row['variant']} | 3 |" in result.output
+    before = next(r for r in rows if r["variant"] == "before")["settings"]
+    assert before["synonym_scope"] == "all"
+    assert before["pos_rescue"] is False
+
+
+def test_without_the_encoder_its_threshold_does_not_invalidate_the_journal(recam_data_dir, tmp_path):
+    from dataclasses import replace
+
+    questions = read_questions(recam_data_dir / "training_data" / "Task_2_dev.jsonl", require_labels=True)[:2]
+    settings = Settings(subtask=2, use_encoder=False, wsd="first-sense")
+    journal = tmp_path / "journal.jsonl"
+    first = gold_outcomes(
+        questions=questions,
+        source="dev",
+        settings=settings,
+        res=load_resources(settings=settings),
+        chunk=2,
+        progress=False,
+        journal=journal,
+    )
+    other = replace(settings, contextual_max=0.5)
+    kwargs = {"questions": questions, "source": "dev", "chunk": 2, "progress": False, "journal": journal}
+    assert gold_outcomes(settings=other, res=None, **kwargs) == first  # res=None: nothing recomputed
+    with pytest.raises(AttributeError):  # another WSD is another run: recomputed (and res=None fails)
+        gold_outcomes(settings=replace(settings, wsd="lesk"), res=None, **kwargs)

@@ -96,3 +96,27 @@ def test_encoder_aligns_word_pieces_back_to_words():
     (vectors,) = encoder.embed(sentences=[["Unbelievably", "antidisestablishmentarianism", "!"]])
     assert vectors.shape == (3, encoder.hidden_size)
     assert np.all(np.linalg.norm(vectors, axis=1) > 0)
+
+
+def test_sense_scoped_pool_holds_only_the_chosen_senses_lemmas_and_antonyms(nlp, wordnet):
+    # "rise": rise.v.01 (move upward; antonym "fall"), rise.v.02 (go up, climb), surface.v.01 (come up)
+    summary, passage = analyse(nlp=nlp, texts=["Prices rise.", "Climbers climb while the leaves fall."])
+    index = filters.passage_index(passage)
+    token = _token(summary, "rise")
+    assert filters.synonym_antonym_match(wordnet=wordnet, token=token, index=index) is not None  # all senses
+    assert (
+        filters.synonym_antonym_match(wordnet=wordnet, token=token, index=index, synset="rise.v.01") == "fall"
+    )
+    assert (
+        filters.synonym_antonym_match(wordnet=wordnet, token=token, index=index, synset="rise.v.02")
+        == "climb"
+    )
+    assert (
+        filters.synonym_antonym_match(wordnet=wordnet, token=token, index=index, synset="surface.v.01")
+        is None
+    )
+    pool = filters.sense_synonym_antonym_pool(wordnet=wordnet, synset="rise.v.01", lemma="rise")
+    assert "fall" in pool
+    assert "lift" in pool
+    assert "rise" not in pool
+    assert "climb" not in pool  # a lemma of another sense of "rise"

@@ -6,7 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from datagen.cli_candidates import candidates
-from datagen.pipeline import Settings, local_runner, run_candidates
+from datagen.pipeline import Settings, local_runner
+from datagen.shards import run_candidates
 
 SETTINGS = Settings(subtask=2, use_encoder=False)
 
