@@ -108,7 +108,10 @@ def test_organizer_creates_a_phase_loads_gold_previews_and_publishes(
     page.click("#freeze")
     page.wait_for_selector("text=Official results frozen (1 rows).")
     page.goto(f"{live_server.url}/c/mini/leaderboard/evaluation/")
-    assert page.locator("table[data-subtask='1'] tr:has-text('Owls') td.acc").inner_text() == expected
+    cell = page.locator("table[data-subtask='1'] tr:has-text('Owls') td.acc").inner_text()
+    accuracy, interval = cell.split(" ", 1)  # "50.00 ±15.0": the score, then half its 95% interval
+    assert accuracy == expected
+    assert interval.startswith("±")
     assert page.locator("#frozen").count() == 1
     _shot(page, "console-published-board.png")
 
