@@ -1,0 +1,58 @@
+"""The LM as a word ranker and as the gate's judge: a thin wrapper over :mod:`baselines.lm_scorer`.
+
+Many words per question are scored in chunks of ``CHUNK`` options (the shared-prefix scorer copies
+the article's KV cache once per option; a chunk keeps that copy small); the last chunk is padded by
+repeating its first word and the padding is discarded.
+"""
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from baselines.lm_scorer import LoadedLM, option_logprobs
+from datagen.options import Candidate
+
+CHUNK = 24
+
+
+def word_logprobs(
+    lm: LoadedLM, *, candidate: Candidate, words: Sequence[str], with_article: bool, article_tokens: int = 400
+) -> np.ndarray:
+    """Log-likelihood of the summary filled with each word (given the article, or alone)."""
+    words = list(words)
+    chunks = [words[i : i + CHUNK] for i in range(0, len(words), CHUNK)]
+    width = len(chunks[0])
+    padded = [chunk + [chunk[0]] * (width - len(chunk)) for chunk in chunks]
+    scores = option_logprobs(
+        lm,
+        articles=[candidate.article] * len(padded),
+        questions=[candidate.question] * len(padded),
+        options=padded,
+        article_tokens=article_tokens,
+        with_article=with_article,
+        batch_size=1,
+    )
+    return np.concatenate([row[: len(chunk)] for row, chunk in zip(scores, chunks, strict=True)])
+
+
+def lm_ranking(lm: LoadedLM, *, candidate: Candidate, vocabulary: Sequence[str], top: int = 10) -> list[str]:
+    """The LM ranker: the ``top`` vocabulary words (gold excluded) that best fill the summary given the article."""
+    words = [w for w in vocabulary if w != candidate.answer]
+    scores = word_logprobs(lm, candidate=candidate, words=words, with_article=True)
+    order = sorted(range(len(words)), key=lambda i: (-scores[i], words[i]))
+    return [words[i] for i in order[:top]]
+
+
+def lm_word_scorer(lm: LoadedLM, *, article_tokens: int = 400):
+    """The gate's judge: (candidate, words) -> (article-aware scores, options-only scores) by word."""
+
+    def score(candidate: Candidate, words: Sequence[str]) -> tuple[Mapping[str, float], Mapping[str, float]]:
+        found = []
+        for with_article in (True, False):
+            values = word_logprobs(
+                lm, candidate=candidate, words=words, with_article=with_article, article_tokens=article_tokens
+            )
+            found.append(dict(zip(words, map(float, values), strict=True)))
+        return found[0], found[1]
+
+    return score
