@@ -8,20 +8,16 @@ import click
 from tqdm import tqdm
 
 from datagen import resources
-from datagen.options import Candidate, build_dataset, read_candidates, write_recam
+from datagen.options import read_candidates
+from datagen.options_finish import RANKERS, finish
 from datagen.retrieval import (
     READERS,
     Plan,
     by_subtask,
-    load_rankings,
-    read_plan,
-    reader_metrics,
-    reader_pools,
     run_planned_fold,
     sha256_file,
     write_plan,
 )
-from datagen.stats import question_stats, write_report
 
 
 @click.command("options")
@@ -57,6 +53,29 @@ from datagen.stats import question_stats, write_report
     "--threads", type=click.IntRange(min=1), help="Torch CPU threads (local backend); 1 on a busy machine."
 )
 @click.option("--device", help='Torch device, e.g. "cpu" or "cuda" (default: CUDA when present).')
+@click.option(
+    "--ranker",
+    type=click.Choice(RANKERS),
+    default="both",
+    show_default=True,
+    help="Who proposes distractors: the k-fold readers, the LM, or both (the LM's top words join the pool).",
+)
+@click.option(
+    "--gate/--no-gate",
+    default=True,
+    show_default=True,
+    help="Adversarial gate: options-only scorers find the distractors as plausible as the gold, the article-aware LM still prefers the gold.",
+)
+@click.option(
+    "--lm-model", help="Causal LM for the LM ranker and the gate (default LM_MODEL or SmolLM2-135M)."
+)
+@click.option(
+    "--lm-top",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="LM ranker's words in the pool.",
+)
 def options(
     candidates_path,
     output,
@@ -74,6 +93,10 @@ def options(
     timeout,
     threads,
     device,
+    ranker,
+    gate,
+    lm_model,
+    lm_top,
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
     reader_names = tuple(r.strip() for r in readers.split(",") if r.strip())
@@ -109,15 +132,27 @@ def options(
     write_plan(work_dir=work, plan=plan)
     click.echo(f"work dir: {work}")
     groups = by_subtask(candidates)
-    jobs = [(s, r, f) for s in groups for r in reader_names for f in range(folds)]
+    jobs = [(s, r, f) for s in groups for r in reader_names for f in range(folds)] if ranker != "lm" else []
     try:
         if backend == "celery":
             _run_celery(work=work, jobs=jobs, timeout=timeout)
         else:
             _run_local(work=work, jobs=jobs, threads=threads)
-        _finish(work=work, groups=groups, candidates=candidates, readers=reader_names, output=Path(output))
+        written, dropped, report = finish(
+            work=work,
+            groups=groups,
+            candidates=candidates,
+            readers=reader_names,
+            output=Path(output),
+            ranker=ranker,
+            gated=gate,
+            lm_model=lm_model,
+            lm_top=lm_top,
+        )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {written} question(s) to {output}; dropped {dropped}")
+    click.echo(f"report: {report}")
 
 
 def _default_work_dir(plan: Plan) -> Path:
@@ -169,54 +204,3 @@ def _run_celery(*, work: Path, jobs: list[tuple[str, str, int]], timeout: float 
             raise click.ClickException(f"{where} failed on the worker: {type(exc).__name__}: {exc}") from None
         finally:
             result.forget()  # the fold's files are in the work dir: nothing to keep in the result backend
-
-
-def _finish(
-    *,
-    work: Path,
-    groups: dict[str, list[Candidate]],
-    candidates: list[Candidate],
-    readers: tuple[str, ...],
-    output: Path,
-) -> None:
-    from datagen.resources import wordnet
-    from datagen.retrieval import text_vocabulary
-    from datagen.vectors import load_vectors
-
-    plan = read_plan(work_dir=work)
-    rankings = {
-        s: load_rankings(work_dir=work, plan=plan, subtask=s, group=g, readers=readers)
-        for s, g in groups.items()
-    }
-    pools = reader_pools(rankings=rankings, readers=readers)
-    vectors = load_vectors(
-        Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(candidates)
-    )
-    built = build_dataset(
-        candidates=candidates, pools=pools, wordnet=wordnet(), vectors=vectors, seed=plan.seed
-    )
-    output.parent.mkdir(parents=True, exist_ok=True)
-    write_recam(path=output, questions=built.questions, sources=built.sources)
-    per_subtask: dict[str, list] = {s: [] for s in groups}
-    for question, source in zip(built.questions, built.sources, strict=True):
-        per_subtask[source.subtask].append((question, source))
-    if len(groups) > 1:
-        for s, pairs in per_subtask.items():
-            split = output.with_name(f"{output.stem}.subtask{s}{output.suffix}")
-            write_recam(path=split, questions=[q for q, _ in pairs], sources=[c for _, c in pairs])
-    report = write_report(
-        output=output,
-        retrieval={s: reader_metrics(r) for s, r in rankings.items()},
-        candidates={s: len(g) for s, g in groups.items()},
-        written={s: len(q) for s, q in per_subtask.items()},
-        stats={s: question_stats([q for q, _ in pairs]) for s, pairs in per_subtask.items()},
-        drops=dict(built.drops),
-        excluded=dict(built.excluded),
-        provenance={
-            "plan": {**plan.__dict__, "readers": list(readers)},
-            "work_dir": str(work),
-            "vectors": vectors.name,
-        },
-    )
-    click.echo(f"wrote {len(built.questions)} question(s) to {output}; dropped {sum(built.drops.values())}")
-    click.echo(f"report: {report}")

@@ -11,6 +11,7 @@ import numpy as np
 
 from baselines.lm_scorer import LoadedLM, option_logprobs
 from datagen.options import Candidate
+from datagen.retrieval import Ranked
 
 CHUNK = 24
 
@@ -35,12 +36,17 @@ def word_logprobs(
     return np.concatenate([row[: len(chunk)] for row, chunk in zip(scores, chunks, strict=True)])
 
 
-def lm_ranking(lm: LoadedLM, *, candidate: Candidate, vocabulary: Sequence[str], top: int = 10) -> list[str]:
-    """The LM ranker: the ``top`` vocabulary words (gold excluded) that best fill the summary given the article."""
-    words = [w for w in vocabulary if w != candidate.answer]
+def lm_ranking(lm: LoadedLM, *, candidate: Candidate, vocabulary: Sequence[str], top: int = 10) -> Ranked:
+    """The LM ranker: the vocabulary ordered by how well each word fills the summary given the article.
+
+    Like a reader's :class:`~datagen.retrieval.Ranked`: the gold's 1-based rank and the ``top`` words.
+    """
+    words = list(vocabulary)
     scores = word_logprobs(lm, candidate=candidate, words=words, with_article=True)
     order = sorted(range(len(words)), key=lambda i: (-scores[i], words[i]))
-    return [words[i] for i in order[:top]]
+    ranked = [words[i] for i in order]
+    gold_rank = ranked.index(candidate.answer) + 1 if candidate.answer in ranked else None
+    return Ranked(id=candidate.id, gold_rank=gold_rank, top=tuple(ranked[:top]))
 
 
 def lm_word_scorer(lm: LoadedLM, *, article_tokens: int = 400):

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REDIS_DB = os.environ.get("OPTIONS_TEST_REDIS_DB", "14")
 BROKER_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 TINY = ["--folds", "2", "--readers", "att", "--epochs", "1", "--hidden", "8", "--hops", "1"]
-TINY += ["--batch-size", "16"]
+TINY += ["--batch-size", "16", "--ranker", "readers", "--no-gate"]  # the paper path
 
 
 def _env(queue: str) -> dict[str, str]:

@@ -1,7 +1,6 @@
 """``datagen.quality_report`` sent by name to a real Celery worker on the real Redis, with a tiny LM.
 
-The LM is a randomly initialised 1-layer Llama with SmolLM2's tokenizer (read from the packaged GGUF),
-saved as a Hugging Face directory: the real loading and scoring code, at test speed.
+The LM is the ``tiny_lm`` directory of tests/datagen/conftest.py: the real loading and scoring code.
 """
 
 import json
@@ -20,26 +19,6 @@ from recam.records import read_questions, write_questions
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_DB = os.environ.get("QUALITY_TEST_REDIS_DB", "13")
 BROKER_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
-
-
-@pytest.fixture(scope="module")
-def tiny_lm(tmp_path_factory) -> Path:
-    import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
-    from baselines.lm_scorer import default_model_path
-
-    gguf = default_model_path()
-    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
-    )  # fmt: skip
-    path = tmp_path_factory.mktemp("tiny-lm")
-    LlamaForCausalLM(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
 
 
 @pytest.fixture(scope="module")
