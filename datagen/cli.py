@@ -3,6 +3,7 @@
 import click
 
 from datagen.cli_abstractness import abstractness
+from datagen.cli_bench import distractors_bench
 from datagen.cli_candidates import candidates
 from datagen.cli_options import options
 from datagen.cli_quality import quality
@@ -17,3 +18,4 @@ main.add_command(abstractness)
 main.add_command(candidates)
 main.add_command(options)
 main.add_command(quality)
+main.add_command(distractors_bench)

@@ -62,3 +62,18 @@ def lm_word_scorer(lm: LoadedLM, *, article_tokens: int = 400):
         return found[0], found[1]
 
     return score
+
+
+def question_ranker(lm: LoadedLM, *, article_tokens: int = 400):
+    """A ReCAM question ranker for the distractor benchmark: vocabulary by LM fit given the article."""
+    from functools import lru_cache
+
+    @lru_cache(maxsize=4)
+    def _rank(question, vocab: tuple[str, ...]) -> list[str]:
+        candidate = Candidate(id=question.id, article=question.article, question=question.question, answer="")
+        scores = word_logprobs(
+            lm, candidate=candidate, words=vocab, with_article=True, article_tokens=article_tokens
+        )
+        return [vocab[i] for i in sorted(range(len(vocab)), key=lambda i: (-scores[i], vocab[i]))]
+
+    return lambda question, vocab: _rank(question, tuple(vocab))
