@@ -148,11 +148,45 @@ def options(
             gated=gate,
             lm_model=lm_model,
             lm_top=lm_top,
+            score_many=_celery_scorer(lm_model=lm_model, timeout=timeout) if backend == "celery" else None,
         )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {written} question(s) to {output}; dropped {dropped}")
     click.echo(f"report: {report}")
+
+
+GATE_SHARD = 8  # questions per Celery gate task
+
+
+def _celery_scorer(*, lm_model: str | None, timeout: float | None):
+    """Send the gate's LM scoring in shards by task name (``datagen.options_gate_scores``); wait for all."""
+    from celery import current_app
+    from django.conf import settings
+
+    from tasks.options import options_queue
+
+    def score_many(items: list[dict]) -> list[dict]:
+        queue = options_queue()
+        shards = [items[i : i + GATE_SHARD] for i in range(0, len(items), GATE_SHARD)]
+        sent = [
+            current_app.send_task(
+                "datagen.options_gate_scores", kwargs={"items": shard, "lm_model": lm_model}, queue=queue
+            )
+            for shard in shards
+        ]
+        click.echo(f"sent {len(sent)} gate shard(s) to the Celery queue {queue!r}")
+        found: list[dict] = []
+        for result in tqdm(sent, desc="gate shards", unit="shard"):
+            try:
+                found.extend(result.get(timeout=timeout or settings.CELERY_LONG_TASK_TIME_LIMIT))
+            except Exception as exc:  # a timeout or the worker's exception: end the run with its name
+                raise click.ClickException(f"gate shard failed: {type(exc).__name__}: {exc}") from None
+            finally:
+                result.forget()
+        return found
+
+    return score_many
 
 
 def _default_work_dir(plan: Plan) -> Path:

@@ -6,6 +6,7 @@ repeating its first word and the padding is discarded.
 """
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -66,7 +67,6 @@ def lm_word_scorer(lm: LoadedLM, *, article_tokens: int = 400):
 
 def question_ranker(lm: LoadedLM, *, article_tokens: int = 400):
     """A ReCAM question ranker for the distractor benchmark: vocabulary by LM fit given the article."""
-    from functools import lru_cache
 
     @lru_cache(maxsize=4)
     def _rank(question, vocab: tuple[str, ...]) -> list[str]:
@@ -77,3 +77,27 @@ def question_ranker(lm: LoadedLM, *, article_tokens: int = 400):
         return [vocab[i] for i in sorted(range(len(vocab)), key=lambda i: (-scores[i], vocab[i]))]
 
     return lambda question, vocab: _rank(question, tuple(vocab))
+
+
+@lru_cache(maxsize=2)
+def loaded_lm(model_path: str | None) -> LoadedLM:
+    from baselines.lm_scorer import load_causal_lm
+
+    return load_causal_lm(model_path=model_path, threads=2)
+
+
+def gate_scores(*, items: Sequence[Mapping], lm_model: str | None = None) -> list[dict]:
+    """The gate's LM scores for many questions (the unit a Celery task runs; the LM loads once per process).
+
+    ``items``: ``{"id", "article", "question", "answer", "words"}`` (the gold first among ``words``);
+    returns ``{"id", "article": {word: score}, "options_only": {word: score}}`` per item.
+    """
+    score = lm_word_scorer(loaded_lm(lm_model))
+    found = []
+    for item in items:
+        candidate = Candidate(
+            id=item["id"], article=item["article"], question=item["question"], answer=item["answer"]
+        )
+        article, options_only = score(candidate, item["words"])
+        found.append({"id": item["id"], "article": dict(article), "options_only": dict(options_only)})
+    return found

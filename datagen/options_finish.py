@@ -7,14 +7,15 @@ dir so a rerun resumes); "both" pools them (the LM's list joins the readers' 30)
 unchanged; otherwise :func:`datagen.options_gate.build_gated_dataset` (inflection, reuse cap, gate).
 """
 
+import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tqdm import tqdm
 
 from datagen.options import Candidate, build_dataset, write_recam
-from datagen.options_gate import build_gated_dataset
+from datagen.options_gate import build_gated_dataset, cached_scorer, gate_items
 from datagen.retrieval import (
     Ranked,
     candidate_set,
@@ -70,8 +71,13 @@ def finish(
     gated: bool = False,
     lm_model: str | None = None,
     lm_top: int = 10,
+    score_many: Callable[[list[dict]], list[dict]] | None = None,
 ) -> tuple[int, int, Path]:
-    """Write the questions and the report; return (written, dropped, report path)."""
+    """Write the questions and the report; return (written, dropped, report path).
+
+    ``score_many`` computes the gate's LM scores for a list of items (:func:`datagen.lm_words.gate_scores`
+    in this process by default; the CLI's Celery backend sends them to workers in shards).
+    """
     from datagen.nlp import load_nlp
     from datagen.resources import wordnet
     from datagen.vectors import load_vectors
@@ -84,10 +90,10 @@ def finish(
     }
     pools = reader_pools(rankings=rankings, readers=readers) if use_readers else {}
     lm = None
-    if ranker != "readers" or gated:
-        from baselines.lm_scorer import load_causal_lm
+    if ranker != "readers":
+        from datagen.lm_words import loaded_lm
 
-        lm = load_causal_lm(model_path=lm_model, device=plan.device, threads=2)
+        lm = loaded_lm(lm_model)
     if ranker != "readers":
         for s, g in groups.items():
             ranked = lm_rankings(lm=lm, work=work, subtask=s, group=g, top=lm_top)
@@ -103,8 +109,15 @@ def finish(
             candidates=candidates, pools=pools, wordnet=wordnet(), vectors=vectors, seed=plan.seed
         )
     else:
-        from datagen.lm_words import lm_word_scorer
+        from datagen.lm_words import gate_scores
 
+        scorer = None
+        if gated:
+            items = gate_items(
+                candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors
+            )
+            score_many = score_many or (lambda batch: gate_scores(items=batch, lm_model=lm_model))
+            scorer = cached_scorer(_cached_gate_scores(work=work, items=items, score_many=score_many))
         built = build_gated_dataset(
             candidates=candidates,
             pools=pools,
@@ -112,14 +125,38 @@ def finish(
             wordnet=wordnet(),
             vectors=vectors,
             seed=plan.seed,
-            scorer=lm_word_scorer(lm) if gated else None,
+            scorer=scorer,
         )
         why = built.why
     return _write(
         output=output, built=built, groups=groups, rankings=rankings, plan=plan, work=work,
         readers=readers, vectors=vectors, why=why, settings={"ranker": ranker, "gate": gated, "lm_top": lm_top,
-        "lm": None if lm is None else {"model": lm.name, "sha256": lm.sha256}},
+        "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)"},
     )  # fmt: skip
+
+
+def _cached_gate_scores(*, work: Path, items: list[dict], score_many) -> list[dict]:
+    """Gate scores from ``work/gate-scores.jsonl``, computing and appending the missing ones (resume)."""
+
+    def key(item) -> str:
+        return hashlib.sha256(json.dumps([str(item["id"]), item["words"]]).encode()).hexdigest()
+
+    path = work / "gate-scores.jsonl"
+    cached: dict[str, dict] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+                cached[record["key"]] = record
+            except (json.JSONDecodeError, KeyError):
+                continue
+    missing = [item for item in items if key(item) not in cached]
+    if missing:
+        with path.open("a", encoding="utf-8") as handle:
+            for item, found in zip(missing, score_many(missing), strict=True):
+                cached[key(item)] = {**found, "key": key(item)}
+                handle.write(json.dumps(cached[key(item)]) + "\n")
+    return [cached[key(item)] for item in items]
 
 
 def _write(*, output, built, groups, rankings, plan, work, readers, vectors, why, settings):

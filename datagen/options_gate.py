@@ -132,3 +132,35 @@ def _choose(*, candidate: Candidate, words: list[str], scorer: WordScorer | None
     return [p.word for p in picks], {
         p.word: {"rule": "gate", "pool_rank": words.index(p.word) + 1, **p.why} for p in picks
     }
+
+
+def gate_items(
+    *, candidates: Sequence[Candidate], pools: Mapping, nlp, wordnet, vectors: Similarity | None
+) -> list[dict]:
+    """What the gate's LM must score, for every candidate: the gold and its whole shaped pool (before the
+    reuse cap, which depends on the order of questions), so the scoring can run in parallel shards."""
+    items = []
+    for candidate in candidates:
+        rankings = pools.get(candidate.id)
+        if not rankings:
+            continue
+        forms = shaped_pool(
+            candidate=candidate, words=ordered_pool(rankings), nlp=nlp, wordnet=wordnet, vectors=vectors,
+            excluded=Counter(),
+        )  # fmt: skip
+        if len(forms) >= NUM_DISTRACTORS:
+            words = [candidate.answer, *forms]
+            items.append({"id": candidate.id, "article": candidate.article, "question": candidate.question,
+                          "answer": candidate.answer, "words": words})  # fmt: skip
+    return items
+
+
+def cached_scorer(scores: Sequence[Mapping]) -> WordScorer:
+    """A gate scorer reading precomputed :func:`datagen.lm_words.gate_scores` results."""
+    by_id = {str(s["id"]): s for s in scores}
+
+    def score(candidate: Candidate, words: Sequence[str]):
+        found = by_id[str(candidate.id)]
+        return found["article"], found["options_only"]
+
+    return score
