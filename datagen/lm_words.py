@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
+from tqdm import tqdm
 
 from baselines.lm_scorer import LoadedLM, option_logprobs
 from datagen.options import Candidate
@@ -86,7 +87,9 @@ def loaded_lm(model_path: str | None) -> LoadedLM:
     return load_causal_lm(model_path=model_path, threads=2)
 
 
-def gate_scores(*, items: Sequence[Mapping], lm_model: str | None = None) -> list[dict]:
+def gate_scores(
+    *, items: Sequence[Mapping], lm_model: str | None = None, progress: bool = False
+) -> list[dict]:
     """The gate's LM scores for many questions (the unit a Celery task runs; the LM loads once per process).
 
     ``items``: ``{"id", "article", "question", "answer", "words"}`` (the gold first among ``words``);
@@ -94,7 +97,7 @@ def gate_scores(*, items: Sequence[Mapping], lm_model: str | None = None) -> lis
     """
     score = lm_word_scorer(loaded_lm(lm_model))
     found = []
-    for item in items:
+    for item in tqdm(items, desc="gate scores", unit="q", disable=not progress):
         candidate = Candidate(
             id=item["id"], article=item["article"], question=item["question"], answer=item["answer"]
         )

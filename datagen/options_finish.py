@@ -116,7 +116,9 @@ def finish(
             items = gate_items(
                 candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors
             )
-            score_many = score_many or (lambda batch: gate_scores(items=batch, lm_model=lm_model))
+            score_many = score_many or (
+                lambda batch: gate_scores(items=batch, lm_model=lm_model, progress=True)
+            )
             scorer = cached_scorer(_cached_gate_scores(work=work, items=items, score_many=score_many))
         built = build_gated_dataset(
             candidates=candidates,
