@@ -28,6 +28,7 @@ from datagen.retrieval import (
 from datagen.stats import question_stats, write_report
 
 RANKERS = ("readers", "lm", "both")
+GATE_CHUNK = 8  # local gate scoring: questions scored and cached at a time
 
 
 def lm_rankings(
@@ -116,10 +117,13 @@ def finish(
             items = gate_items(
                 candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors
             )
+            chunk = None if score_many else GATE_CHUNK
             score_many = score_many or (
                 lambda batch: gate_scores(items=batch, lm_model=lm_model, progress=True)
             )
-            scorer = cached_scorer(_cached_gate_scores(work=work, items=items, score_many=score_many))
+            scorer = cached_scorer(
+                _cached_gate_scores(work=work, items=items, score_many=score_many, chunk=chunk)
+            )
         built = build_gated_dataset(
             candidates=candidates,
             pools=pools,
@@ -137,8 +141,11 @@ def finish(
     )  # fmt: skip
 
 
-def _cached_gate_scores(*, work: Path, items: list[dict], score_many) -> list[dict]:
-    """Gate scores from ``work/gate-scores.jsonl``, computing and appending the missing ones (resume)."""
+def _cached_gate_scores(*, work: Path, items: list[dict], score_many, chunk: int | None) -> list[dict]:
+    """Gate scores from ``work/gate-scores.jsonl``, computing and appending the missing ones (resume).
+
+    ``chunk`` questions are scored and appended at a time (None: all at once, as the Celery backend
+    sends every shard before waiting)."""
 
     def key(item) -> str:
         return hashlib.sha256(json.dumps([str(item["id"]), item["words"]]).encode()).hexdigest()
@@ -153,11 +160,14 @@ def _cached_gate_scores(*, work: Path, items: list[dict], score_many) -> list[di
             except (json.JSONDecodeError, KeyError):
                 continue
     missing = [item for item in items if key(item) not in cached]
-    if missing:
-        with path.open("a", encoding="utf-8") as handle:
-            for item, found in zip(missing, score_many(missing), strict=True):
+    step = chunk or max(1, len(missing))
+    with path.open("a", encoding="utf-8") as handle:
+        for start in range(0, len(missing), step):
+            part = missing[start : start + step]
+            for item, found in zip(part, score_many(part), strict=True):
                 cached[key(item)] = {**found, "key": key(item)}
                 handle.write(json.dumps(cached[key(item)]) + "\n")
+            handle.flush()
     return [cached[key(item)] for item in items]
 
 
