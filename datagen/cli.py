@@ -3,8 +3,10 @@
 import click
 
 from datagen.cli_abstractness import abstractness
+from datagen.cli_bench import distractors_bench
 from datagen.cli_candidates import candidates
 from datagen.cli_options import options
+from datagen.cli_quality import quality
 
 
 @click.group()
@@ -15,3 +17,5 @@ def main() -> None:
 main.add_command(abstractness)
 main.add_command(candidates)
 main.add_command(options)
+main.add_command(quality)
+main.add_command(distractors_bench)

@@ -7,21 +7,17 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from datagen.options import Candidate, build_dataset, read_candidates, write_recam
+from datagen.options import read_candidates
+from datagen.options_finish import RANKERS, finish
 from datagen.retrieval import (
     READERS,
     Plan,
     by_subtask,
-    load_rankings,
-    read_plan,
-    reader_metrics,
-    reader_pools,
     run_planned_fold,
-    sha256_file,
     write_plan,
 )
-from datagen.stats import question_stats, write_report
 from lexicon import resources
+from lexicon.files import file_sha256
 
 
 @click.command("options")
@@ -57,6 +53,29 @@ from lexicon import resources
     "--threads", type=click.IntRange(min=1), help="Torch CPU threads (local backend); 1 on a busy machine."
 )
 @click.option("--device", help='Torch device, e.g. "cpu" or "cuda" (default: CUDA when present).')
+@click.option(
+    "--ranker",
+    type=click.Choice(RANKERS),
+    default="both",
+    show_default=True,
+    help="Who proposes distractors: the k-fold readers, the LM, or both (the LM's top words join the pool).",
+)
+@click.option(
+    "--gate/--no-gate",
+    default=True,
+    show_default=True,
+    help="Adversarial gate: options-only scorers find the distractors as plausible as the gold, the article-aware LM still prefers the gold.",
+)
+@click.option(
+    "--lm-model", help="Causal LM for the LM ranker and the gate (default LM_MODEL or SmolLM2-135M)."
+)
+@click.option(
+    "--lm-top",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="LM ranker's words in the pool.",
+)
 def options(
     candidates_path,
     output,
@@ -74,6 +93,10 @@ def options(
     timeout,
     threads,
     device,
+    ranker,
+    gate,
+    lm_model,
+    lm_top,
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
     reader_names = tuple(r.strip() for r in readers.split(",") if r.strip())
@@ -96,7 +119,7 @@ def options(
     }
     plan = Plan(
         candidates=str(Path(candidates_path).resolve()),
-        candidates_sha256=sha256_file(candidates_path),
+        candidates_sha256=file_sha256(candidates_path),
         folds=folds,
         seed=seed,
         readers=reader_names,
@@ -109,15 +132,60 @@ def options(
     write_plan(work_dir=work, plan=plan)
     click.echo(f"work dir: {work}")
     groups = by_subtask(candidates)
-    jobs = [(s, r, f) for s in groups for r in reader_names for f in range(folds)]
+    jobs = [(s, r, f) for s in groups for r in reader_names for f in range(folds)] if ranker != "lm" else []
     try:
         if backend == "celery":
             _run_celery(work=work, jobs=jobs, timeout=timeout)
         else:
             _run_local(work=work, jobs=jobs, threads=threads)
-        _finish(work=work, groups=groups, candidates=candidates, readers=reader_names, output=Path(output))
+        written, dropped, report = finish(
+            work=work,
+            groups=groups,
+            candidates=candidates,
+            readers=reader_names,
+            output=Path(output),
+            ranker=ranker,
+            gated=gate,
+            lm_model=lm_model,
+            lm_top=lm_top,
+            score_many=_celery_scorer(lm_model=lm_model, timeout=timeout) if backend == "celery" else None,
+        )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {written} question(s) to {output}; dropped {dropped}")
+    click.echo(f"report: {report}")
+
+
+GATE_SHARD = 8  # questions per Celery gate task
+
+
+def _celery_scorer(*, lm_model: str | None, timeout: float | None):
+    """Send the gate's LM scoring in shards by task name (``datagen.options_gate_scores``); wait for all."""
+    from datagen.celery_client import client_app, options_queue, settings
+
+    current_app = client_app()
+
+    def score_many(items: list[dict]) -> list[dict]:
+        queue = options_queue()
+        shards = [items[i : i + GATE_SHARD] for i in range(0, len(items), GATE_SHARD)]
+        sent = [
+            current_app.send_task(
+                "datagen.options_gate_scores", kwargs={"items": shard, "lm_model": lm_model}, queue=queue
+            )
+            for shard in shards
+        ]
+        click.echo(f"sent {len(sent)} gate shard(s) to the Celery queue {queue!r}")
+        found: list[dict] = []
+        for result in tqdm(sent, desc="gate shards", unit="shard"):
+            try:
+                found.extend(result.get(timeout=timeout or settings.CELERY_LONG_TASK_TIME_LIMIT))
+            except Exception as exc:  # a timeout or the worker's exception: end the run with its name
+                raise click.ClickException(f"gate shard failed: {type(exc).__name__}: {exc}") from None
+            finally:
+                result.forget()
+        return found
+
+    return score_many
 
 
 def _default_work_dir(plan: Plan) -> Path:
@@ -168,54 +236,3 @@ def _run_celery(*, work: Path, jobs: list[tuple[str, str, int]], timeout: float 
             raise click.ClickException(f"{where} failed on the worker: {type(exc).__name__}: {exc}") from None
         finally:
             result.forget()  # the fold's files are in the work dir: nothing to keep in the result backend
-
-
-def _finish(
-    *,
-    work: Path,
-    groups: dict[str, list[Candidate]],
-    candidates: list[Candidate],
-    readers: tuple[str, ...],
-    output: Path,
-) -> None:
-    from datagen.retrieval import text_vocabulary
-    from lexicon.resources import wordnet
-    from lexicon.vectors import load_vectors
-
-    plan = read_plan(work_dir=work)
-    rankings = {
-        s: load_rankings(work_dir=work, plan=plan, subtask=s, group=g, readers=readers)
-        for s, g in groups.items()
-    }
-    pools = reader_pools(rankings=rankings, readers=readers)
-    vectors = load_vectors(
-        Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(candidates)
-    )
-    built = build_dataset(
-        candidates=candidates, pools=pools, wordnet=wordnet(), vectors=vectors, seed=plan.seed
-    )
-    output.parent.mkdir(parents=True, exist_ok=True)
-    write_recam(path=output, questions=built.questions, sources=built.sources)
-    per_subtask: dict[str, list] = {s: [] for s in groups}
-    for question, source in zip(built.questions, built.sources, strict=True):
-        per_subtask[source.subtask].append((question, source))
-    if len(groups) > 1:
-        for s, pairs in per_subtask.items():
-            split = output.with_name(f"{output.stem}.subtask{s}{output.suffix}")
-            write_recam(path=split, questions=[q for q, _ in pairs], sources=[c for _, c in pairs])
-    report = write_report(
-        output=output,
-        retrieval={s: reader_metrics(r) for s, r in rankings.items()},
-        candidates={s: len(g) for s, g in groups.items()},
-        written={s: len(q) for s, q in per_subtask.items()},
-        stats={s: question_stats([q for q, _ in pairs]) for s, pairs in per_subtask.items()},
-        drops=dict(built.drops),
-        excluded=dict(built.excluded),
-        provenance={
-            "plan": {**plan.__dict__, "readers": list(readers)},
-            "work_dir": str(work),
-            "vectors": vectors.name,
-        },
-    )
-    click.echo(f"wrote {len(built.questions)} question(s) to {output}; dropped {sum(built.drops.values())}")
-    click.echo(f"report: {report}")

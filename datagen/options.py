@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from lexicon.wordforms import is_derived_form, lemma_forms, synonyms
-from recam.records import NUM_OPTIONS, PLACEHOLDER, Question
+from recam.records import NUM_OPTIONS, PLACEHOLDER, Question, iter_jsonl
 
 SIMILARITY_THRESHOLD = 0.85
 NUM_DISTRACTORS = NUM_OPTIONS - 1
@@ -51,14 +51,7 @@ def read_candidates(path: str | Path) -> list[Candidate]:
     candidates: list[Candidate] = []
     seen: set[int | str] = set()
     with path.open(encoding="utf-8-sig") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        for where, record in iter_jsonl(handle, source=str(path)):
             candidate = _candidate_from_json(record, where=where, default_id=len(candidates))
             if candidate.id in seen:
                 raise ValueError(f"{where}: duplicate id {candidate.id!r}")

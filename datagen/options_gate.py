@@ -1,0 +1,166 @@
+"""Ranked and gated option generation (issue #16): pool -> agreeing forms -> reuse cap -> gate -> checks.
+
+The paper's path (:func:`datagen.options.build_dataset`, ``--ranker readers --no-gate``) stays as it
+was. Here the pool of a question is the readers' top words (when ranked by readers) plus the LM
+ranker's top words (when ranked by the LM), ordered by how many rankers proposed a word, then by its
+best rank. Every pool word is put in the gold's part of speech and inflection
+(:mod:`datagen.inflection`), re-filtered (gold, synonym, derived form, GloVe neighbour), held to the
+run's reuse cap, and then either gated (:mod:`datagen.gate`) or, without the gate, the first 4 kept.
+"""
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from datagen.gate import gate
+from datagen.inflection import ReuseCounter, agree, gold_tag, reuse_cap
+from datagen.options import (
+    NUM_DISTRACTORS,
+    Candidate,
+    Similarity,
+    build_question,
+    check_question,
+    exclusion_reason,
+    output_ids,
+)
+from datagen.prior import NAME as PRIOR
+from datagen.prior import word_logfreq
+from recam.records import Question
+
+# (candidate, words) -> (article-aware LM scores, options-only LM scores), word -> log-likelihood
+WordScorer = Callable[[Candidate, Sequence[str]], tuple[Mapping[str, float], Mapping[str, float]]]
+
+
+@dataclass(frozen=True)
+class GatedResult:
+    questions: list[Question]
+    sources: list[Candidate]
+    why: list[dict]  # per question: the reason each distractor was chosen
+    drops: Counter
+    excluded: Counter
+
+
+def ordered_pool(rankings: Sequence[Sequence[str]]) -> list[str]:
+    """Pool words by the number of rankings proposing them, then best rank, then alphabetically."""
+    frequency: Counter[str] = Counter()
+    best: dict[str, int] = {}
+    for ranking in rankings:
+        for rank, word in enumerate(ranking, start=1):
+            frequency[word] += 1
+            best[word] = min(best.get(word, rank), rank)
+    return sorted(frequency, key=lambda w: (-frequency[w], best[w], w))
+
+
+def shaped_pool(
+    *, candidate: Candidate, words: Sequence[str], nlp, wordnet, vectors: Similarity | None, excluded: Counter
+) -> list[str]:
+    """Admissible pool forms in the gold's part of speech and inflection, pool order kept."""
+    tag = gold_tag(nlp=nlp, question=candidate.question, answer=candidate.answer)
+    forms = []
+    for form in agree(words=words, tag=tag).values():
+        reason = exclusion_reason(word=form, gold=candidate.answer, wordnet=wordnet, vectors=vectors)
+        if reason:
+            excluded[reason] += 1
+        else:
+            forms.append(form)
+    excluded["pos-or-inflection"] += len(set(words)) - len(agree(words=words, tag=tag))
+    return forms
+
+
+def build_gated_dataset(
+    *,
+    candidates: Sequence[Candidate],
+    pools: Mapping[int | str, Sequence[Sequence[str]]],
+    nlp,
+    wordnet,
+    vectors: Similarity | None,
+    seed: int,
+    scorer: WordScorer | None,
+) -> GatedResult:
+    """Checked questions; ``scorer`` None means no gate (the first 4 admissible forms of the pool)."""
+    new_id = output_ids(candidates)
+    reuse = ReuseCounter(cap=reuse_cap(len(candidates)))
+    result = GatedResult(questions=[], sources=[], why=[], drops=Counter(), excluded=Counter())
+    for candidate in candidates:
+        rankings = pools.get(candidate.id)
+        if not rankings:
+            result.drops["no-rankings"] += 1
+            continue
+        forms = shaped_pool(
+            candidate=candidate,
+            words=ordered_pool(rankings),
+            nlp=nlp,
+            wordnet=wordnet,
+            vectors=vectors,
+            excluded=result.excluded,
+        )
+        capped = [w for w in forms if reuse.allows(w)]
+        result.excluded["reuse-cap"] += len(forms) - len(capped)
+        if len(capped) < NUM_DISTRACTORS:
+            result.drops["too-few-distractors"] += 1
+            continue
+        chosen, why = _choose(candidate=candidate, words=capped, scorer=scorer)
+        if chosen is None:
+            result.drops[why] += 1
+            continue
+        question = build_question(
+            candidate=candidate, question_id=new_id(candidate), distractors=chosen, seed=seed
+        )
+        problems = check_question(question=question, gold=candidate.answer, wordnet=wordnet)
+        if problems:
+            result.drops.update(problems[:1])
+            continue
+        reuse.take(chosen)
+        result.questions.append(question)
+        result.sources.append(candidate)
+        result.why.append({"id": question.id, "source_id": candidate.id, "options": why})
+    return result
+
+
+def _choose(*, candidate: Candidate, words: list[str], scorer: WordScorer | None):
+    if scorer is None:
+        chosen = words[:NUM_DISTRACTORS]
+        return chosen, {w: {"rule": "pool order", "pool_rank": words.index(w) + 1} for w in chosen}
+    gold = candidate.answer
+    article, options_only = scorer(candidate, [gold, *words])
+    prior = {w: word_logfreq(w) for w in [gold, *words]}
+    picks, reason = gate(
+        gold=gold, pool=words, article=article, options_only={"lm": options_only, PRIOR: prior}
+    )
+    if picks is None:
+        return None, reason
+    return [p.word for p in picks], {
+        p.word: {"rule": "gate", "pool_rank": words.index(p.word) + 1, **p.why} for p in picks
+    }
+
+
+def gate_items(
+    *, candidates: Sequence[Candidate], pools: Mapping, nlp, wordnet, vectors: Similarity | None
+) -> list[dict]:
+    """What the gate's LM must score, for every candidate: the gold and its whole shaped pool (before the
+    reuse cap, which depends on the order of questions), so the scoring can run in parallel shards."""
+    items = []
+    for candidate in candidates:
+        rankings = pools.get(candidate.id)
+        if not rankings:
+            continue
+        forms = shaped_pool(
+            candidate=candidate, words=ordered_pool(rankings), nlp=nlp, wordnet=wordnet, vectors=vectors,
+            excluded=Counter(),
+        )  # fmt: skip
+        if len(forms) >= NUM_DISTRACTORS:
+            words = [candidate.answer, *forms]
+            items.append({"id": candidate.id, "article": candidate.article, "question": candidate.question,
+                          "answer": candidate.answer, "words": words})  # fmt: skip
+    return items
+
+
+def cached_scorer(scores: Sequence[Mapping]) -> WordScorer:
+    """A gate scorer reading precomputed :func:`datagen.lm_words.gate_scores` results."""
+    by_id = {str(s["id"]): s for s in scores}
+
+    def score(candidate: Candidate, words: Sequence[str]):
+        found = by_id[str(candidate.id)]
+        return found["article"], found["options_only"]
+
+    return score

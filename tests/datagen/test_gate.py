@@ -1,0 +1,106 @@
+"""Distractors in the gold's part of speech and inflection, the reuse cap, and the gate on tiny cases."""
+
+from collections import Counter
+
+import pytest
+
+from datagen.gate import gate
+from datagen.inflection import ReuseCounter, agree, gold_tag, inflect_like, reuse_cap
+from datagen.nlp import load_nlp
+from datagen.options import Candidate, check_question
+from datagen.options_gate import build_gated_dataset, ordered_pool
+from lexicon.resources import wordnet as load_wordnet
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_nlp()
+
+
+@pytest.fixture(scope="module")
+def wordnet():
+    return load_wordnet()
+
+
+def test_gold_tag_from_the_filled_summary(nlp):
+    assert (
+        gold_tag(nlp=nlp, question="The council @placeholder plans for a park.", answer="announced") == "VBD"
+    )
+    assert gold_tag(nlp=nlp, question="Let me @placeholder you of the carnage.", answer="remind") == "VB"
+    assert gold_tag(nlp=nlp, question="Two @placeholder were approved.", answer="proposals") == "NNS"
+    assert gold_tag(nlp=nlp, question="A @placeholder plan.", answer="new york") is None
+
+
+def test_candidates_take_the_gold_inflection_or_are_dropped():
+    assert inflect_like(word="announce", tag="VBD") == "announced"
+    assert inflect_like(word="plunging", tag="VBZ") == "plunges"
+    assert inflect_like(word="proposal", tag="NNS") == "proposals"
+    assert inflect_like(word="year", tag="VBD") is None  # no verb reading: not a distractor for a verb
+    assert inflect_like(word="bigger", tag="JJS") == "biggest"
+    shaped = agree(words=["help", "easing", "year", "plunged", "remind"], tag="VBD")
+    assert shaped == {"help": "helped", "easing": "eased", "plunged": "plunged", "remind": "reminded"}
+    assert agree(words=["year", "years"], tag="NNS") == {"year": "years"}  # one form once
+    assert agree(words=["a b", "c"], tag=None) == {"a b": "a b", "c": "c"}
+
+
+def test_reuse_cap_is_two_percent_with_a_floor():
+    assert reuse_cap(10) == 3
+    assert reuse_cap(268) == 6
+    assert reuse_cap(1000) == 20
+    counter = ReuseCounter(cap=2)
+    counter.take(["a", "b"])
+    counter.take(["a"])
+    assert not counter.allows("a")
+    assert counter.allows("b")
+
+
+def test_gate_keeps_answerability_and_prefers_distractors_as_plausible_as_the_gold():
+    pool = ["w1", "w2", "w3", "w4", "w5", "w6"]
+    article = {"gold": 0.0, "w1": -1, "w2": -1, "w3": -1, "w4": -1, "w5": -1, "w6": 5.0}  # w6 beats gold
+    lm = {"gold": -10.0, "w1": -10.1, "w2": -30.0, "w3": -9.5, "w4": -11.0, "w5": -10.2, "w6": -10.0}
+    prior = {"gold": -8.0, "w1": -8.0, "w2": -8.0, "w3": -8.2, "w4": -20.0, "w5": -8.1, "w6": -8.0}
+    picks, reason = gate(gold="gold", pool=pool, article=article, options_only={"lm": lm, "wordfreq": prior})
+    assert reason == "gated"
+    words = [p.word for p in picks]
+    assert "w6" not in words  # the article-aware LM prefers it to the gold
+    # closeness max_s |gap| / spread_s: w1 0.01, w5 0.03, w3 0.07, w4 2.86 (prior), w2 2.90 (LM)
+    assert words == ["w1", "w5", "w3", "w4"]
+    assert picks[0].why["article_margin"] == 1.0
+    none, reason = gate(gold="gold", pool=pool[:4], article={**article, "w1": 1.0}, options_only={"lm": lm})
+    assert none is None
+    assert reason == "gate-too-few-answerable"
+
+
+def _candidate(i: int, question: str, answer: str) -> Candidate:
+    return Candidate(
+        id=i, article=f"Something happened in town number {i}.", question=question, answer=answer
+    )
+
+
+def test_gated_build_inflects_caps_reuse_and_records_why(nlp, wordnet):
+    candidates = [_candidate(i, f"The council @placeholder plans number {i}.", "announced") for i in range(5)]
+    ranking = ["approve", "reject", "delay", "unveil", "scrap", "publish", "year", "debate"]
+    pools = {c.id: [ranking] for c in candidates}
+
+    def scorer(candidate, words):
+        article = {w: (0.0 if w == candidate.answer else -1.0 - i) for i, w in enumerate(words)}
+        return article, {w: -float(len(w)) for w in words}
+
+    built = build_gated_dataset(
+        candidates=candidates, pools=pools, nlp=nlp, wordnet=wordnet, vectors=None, seed=1, scorer=scorer
+    )
+    used = Counter(o for q in built.questions for o in q.options if o != "announced")
+    assert built.questions
+    assert max(used.values()) <= reuse_cap(5)
+    for question in built.questions:
+        assert all(o.endswith("ed") for o in question.options)  # VBD like the gold; "year" never
+        assert check_question(question=question, gold="announced", wordnet=wordnet) == []
+    assert all(
+        len(w["options"]) == 4 and all(v["rule"] == "gate" for v in w["options"].values()) for w in built.why
+    )
+    assert built.excluded["pos-or-inflection"] >= 1
+    assert sum(built.drops.values()) + len(built.questions) == 5
+
+
+def test_ordered_pool_counts_rankers_then_rank():
+    assert ordered_pool([["a", "b", "c"], ["c", "d"]]) == ["c", "a", "b", "d"]

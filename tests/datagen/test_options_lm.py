@@ -1,0 +1,54 @@
+"""``datagen options --ranker lm`` with and without the gate, on a tiny random LM and real dev records."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from datagen.cli_options import options
+from datagen.options import check_question
+from lexicon.resources import wordnet as load_wordnet
+from recam.records import read_questions
+
+
+@pytest.fixture(scope="module")
+def candidates(recam_data_dir, tmp_path_factory):
+    """24 ReCAM Subtask 2 dev records as candidate questions (answer: the gold option)."""
+    questions = read_questions(recam_data_dir / "training_data" / "Task_2_dev.jsonl")[:24]
+    path = tmp_path_factory.mktemp("candidates") / "candidates.jsonl"
+    with path.open("w") as handle:
+        for q in questions:
+            record = {"id": q.id, "article": q.article, "question": q.question, "answer": q.answer}
+            handle.write(json.dumps({**record, "subtask": 2}) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("gate", ["--gate", "--no-gate"])
+def test_lm_ranker_path_writes_checked_questions_and_a_funnel(candidates, tiny_lm, tmp_path, gate):
+    output = tmp_path / "out.jsonl"
+    args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(tmp_path / "work")]
+    args += ["--folds", "2", "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30", gate]
+    result = CliRunner().invoke(options, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(output.with_name("out.report.json").read_text())
+    written = read_questions(output) if output.stat().st_size else []
+    assert len(written) + sum(report["drops"].values()) == 24
+    wordnet = load_wordnet()
+    sources = {json.loads(line)["id"]: json.loads(line) for line in output.read_text().splitlines()}
+    for question in written:
+        assert check_question(question=question, gold=question.answer, wordnet=wordnet) == []
+        assert sources[question.id]["source_id"] is not None
+    assert "lm" in report["retrieval"]["2"]
+    assert report["provenance"]["options"]["gate"] is (gate == "--gate")
+    if gate == "--gate":
+        why = [json.loads(line) for line in output.with_suffix(".why.jsonl").read_text().splitlines()]
+        assert len(why) == len(written)
+        for entry in why:
+            assert len(entry["options"]) == 4
+            for reason in entry["options"].values():
+                assert reason["rule"] == "gate"
+                assert reason["article_margin"] > 0  # the article-aware LM prefers the gold
+    # resumable: the LM rankings are read back, the output is the same
+    again = CliRunner().invoke(options, [*args[:3], str(tmp_path / "again.jsonl"), *args[4:]])
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "again.jsonl").read_text() == output.read_text()
