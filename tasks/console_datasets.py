@@ -102,5 +102,9 @@ def _options(job, folder: Path) -> None:
         timeout=None,
         threads=1,
         device=None,
+        ranker=values.get("ranker", "both"),
+        gate=values.get("gate", True),
+        lm_model=None,
+        lm_top=int(values.get("lm_top", 10)),
     )
     job_progress(job_id=job.pk, stage="options", done=1, total=1, message="options written")

@@ -1,6 +1,7 @@
 from django import forms
 
 from competitions.models import Competition, Phase, Subtask
+from datagen.filters import DEFAULT_CONTEXTUAL_MAX
 
 DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
 
@@ -75,7 +76,7 @@ class GenerationForm(forms.Form):
     )
     glove_max = forms.FloatField(initial=0.85, min_value=0, max_value=1, label="GloVe cosine filter above")
     contextual_max = forms.FloatField(
-        initial=0.85, min_value=0, max_value=1, label="Contextual cosine filter above"
+        initial=DEFAULT_CONTEXTUAL_MAX, min_value=0, max_value=1, label="Contextual cosine filter above"
     )
     lesk_window = forms.IntegerField(
         initial=8, min_value=1, max_value=50, label="Lesk window (words each side)"
@@ -85,6 +86,15 @@ class GenerationForm(forms.Form):
     )
     folds = forms.IntegerField(initial=4, min_value=2, max_value=10, label="Folds for the option readers")
     readers = forms.CharField(initial="ga,att,att-gloss", max_length=100)
+    ranker = forms.ChoiceField(
+        choices=[("both", "readers + LM"), ("readers", "readers (the paper)"), ("lm", "LM only")],
+        initial="both",
+        label="Distractor ranker",
+    )
+    gate = forms.BooleanField(
+        required=False, initial=True, label="Adversarial gate (LM; drops questions it cannot gate)"
+    )
+    lm_top = forms.IntegerField(initial=10, min_value=1, max_value=30, label="LM ranker's words in the pool")
     epochs = forms.IntegerField(
         required=False, min_value=1, max_value=50, label="Reader epochs (empty: reader default)"
     )

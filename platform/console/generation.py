@@ -17,6 +17,7 @@ from competitions.errors import ApplicationError
 from competitions.models import Phase, TestSet
 from console.models import GenerationJob
 from console.services import test_set_load_upload
+from datagen.filters import DEFAULT_CONTEXTUAL_MAX
 
 Status = GenerationJob.Status
 # The datagen CLI's settings and their defaults (python -m datagen candidates / options --help).
@@ -26,11 +27,14 @@ DEFAULT_SETTINGS = {
     "imperceptibility_max": 0.35,
     "depth_max": 6,
     "glove_max": 0.85,
-    "contextual_max": 0.85,
+    "contextual_max": DEFAULT_CONTEXTUAL_MAX,
     "lesk_window": 8,
     "shard_size": 10,
     "folds": 4,
     "readers": "ga,att,att-gloss",
+    "ranker": "both",  # as `datagen options`: the readers' pools joined by the LM ranker's words
+    "gate": True,
+    "lm_top": 10,
     "epochs": None,
     "seed": 13,
 }

@@ -37,6 +37,8 @@ def test_xsum_pairs_to_a_loaded_phase_on_the_site(
     page.select_option("#id_subtask", "2")
     page.fill("#id_folds", "2")
     page.fill("#id_readers", "ga")
+    page.select_option("#id_ranker", "readers")  # the paper's path: no LM on this small CPU run
+    page.uncheck("#id_gate")
     page.fill("#id_epochs", "1")
     page.fill("#id_shard_size", "4")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
