@@ -8,7 +8,7 @@ import click
 
 from recam.records import Question, dedupe_against, read_questions
 
-READER_CHOICES = ("ga", "att", "att-gloss", "encoder", "encoder-mlm")
+READER_CHOICES = ("ga", "att", "att-gloss", "encoder", "encoder-mlm", "lm")
 
 
 def _read(paths: tuple[Path, ...], *, labels: bool) -> list[Question]:
@@ -62,8 +62,7 @@ def main() -> None:
     "train_files",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     multiple=True,
-    required=True,
-    help="labelled ReCAM jsonl (repeat the option for several files)",
+    help="labelled ReCAM jsonl (repeat the option for several files); not with --zero-shot",
 )
 @click.option(
     "--dev",
@@ -111,6 +110,15 @@ def main() -> None:
 @click.option("--encoder-model", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None)
 @click.option("--device", default=None, help="default: cuda when available, else cpu")
 @click.option("--threads", type=int, default=1, help="CPU threads for torch (more is slower on a shared CPU)")
+@click.option("--zero-shot", is_flag=True, help="lm: write a zero-shot model dir (nothing trained)")
+@click.option(
+    "--lm-model", default=None, help="lm: a GGUF file or HF causal-LM dir (default $LM_MODEL / SmolLM2)"
+)
+@click.option(
+    "--article-tokens", type=int, default=None, help="lm: article window (400 zero-shot, 128 fine-tuning)"
+)
+@click.option("--reduction", type=click.Choice(["sum", "mean"]), default="sum", show_default=True)
+@click.option("--no-article", is_flag=True, help="lm: score the filled question without the article")
 @click.option("--quiet", is_flag=True)
 def train(
     reader,
@@ -130,10 +138,27 @@ def train(
     encoder_model,
     device,
     threads,
+    zero_shot,
+    lm_model,
+    article_tokens,
+    reduction,
+    no_article,
     quiet,
 ):
     """Train one baseline on --train files; save it to --output."""
     _threads(threads)
+    if reader == "lm":
+        from baselines.lm_cli import train_lm
+
+        train_lm(
+            zero_shot=zero_shot, train_files=train_files, dev_file=dev_file, exclude_files=exclude_files,
+            output=output, lm_model=lm_model, article_tokens=article_tokens, reduction=reduction,
+            with_article=not no_article, epochs=epochs, batch_size=batch_size, lr=lr,
+            time_budget_s=time_budget_s, seed=seed, device=device, quiet=quiet,
+        )  # fmt: skip
+        return
+    if not train_files:
+        raise click.ClickException("give --train FILE (at least one)")
     questions = _read(train_files, labels=True)
     if exclude_files:
         before = len(questions)
@@ -277,7 +302,10 @@ def option_probabilities(
 ):
     """Softmax over each question's five options from a saved baseline. Shape: (num_questions, 5)."""
     from baselines.encoder_mlm import encoder_mlm_probabilities, is_encoder_mlm
+    from baselines.lm_reader import is_lm_reader, lm_probabilities
 
+    if is_lm_reader(model):
+        return lm_probabilities(model_dir=model, questions=questions, device=device)
     if is_encoder_mlm(model):
         return encoder_mlm_probabilities(model_dir=model, questions=questions, device=device)
     if (model / "meta.json").is_file():
@@ -398,6 +426,8 @@ NAMES = {
     "att-gloss": "Attentive Reader + gloss",
     "encoder": "MiniLM encoder (multiple choice)",
     "encoder-mlm": "MiniLM encoder (masked word, MLM-adapted)",
+    "lm-zs": "SmolLM2-135M-Instruct LM, zero-shot",
+    "lm": "SmolLM2-135M-Instruct LM, LoRA fine-tuned",
 }
 
 
