@@ -5,17 +5,14 @@ from pathlib import Path
 
 import click
 
-from recam.records import dedupe_against, read_questions
+from baselines.commands import read_files, training_questions
 
 
 def _read(paths, *, labels: bool):
-    questions = []
-    for path in paths:
-        try:
-            questions += read_questions(path, require_labels=labels)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
-    return questions
+    try:
+        return read_files(paths, labels=labels)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def train_lm(
@@ -56,12 +53,10 @@ def train_lm(
             return
         if not train_files:
             raise click.ClickException("give --train FILE (or --zero-shot)")
-        questions = _read(train_files, labels=True)
+        questions, before = training_questions(train_files, exclude_files)
         if exclude_files:
-            before = len(questions)
-            questions = dedupe_against(questions, exclude=_read(exclude_files, labels=False))
             click.echo(f"training on {len(questions)} of {before} questions after de-duplication", err=True)
-        dev = _read((dev_file,), labels=True) if dev_file else None
+        dev = read_files((dev_file,), labels=True) if dev_file else None
         settings = LMSettings(
             article_tokens=article_tokens or 128, reduction=reduction, with_article=with_article
         )
@@ -76,3 +71,28 @@ def train_lm(
     except (ValueError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps(metrics, indent=1))
+
+
+@click.command("lm-variants")
+@click.option(
+    "--input", "input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True
+)
+@click.option(
+    "--output", type=click.Path(dir_okay=False, path_type=Path), required=True, help="jsonl, resumable"
+)
+@click.option("--limit", type=int, default=None, help="the first N questions of --input")
+@click.option("--lm-model", default=None)
+@click.option("--device", default=None)
+@click.option("--threads", type=int, default=1)
+def lm_variants(input_file, output, limit, lm_model, device, threads):
+    """Zero-shot LM variants (article window 400/200/none x sum/mean) on a labelled file; accuracy table."""
+    from baselines.lm_scorer import load_causal_lm
+    from baselines.lm_variants import score_variants, summarise
+
+    questions = _read((input_file,), labels=True)[:limit]
+    try:
+        lm = load_causal_lm(model_path=lm_model, device=device, threads=threads)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    score_variants(lm, questions=questions, output=output)
+    click.echo(json.dumps(summarise(output), indent=1))

@@ -221,6 +221,44 @@ def _reduce(totals: np.ndarray, lengths: np.ndarray, reduction: str) -> np.ndarr
     return totals if reduction == "sum" else totals / lengths
 
 
+def option_sums_and_lengths(
+    lm: LoadedLM,
+    *,
+    articles: Sequence[str],
+    questions: Sequence[str],
+    options: Sequence[Sequence[str]],
+    article_tokens: int = 400,
+    with_article: bool = True,
+    batch_size: int = 8,
+    progress: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Summed continuation log-probs and continuation token counts, both (n_questions, n_options)."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, not {batch_size}")
+    contexts, conts = encode_all(
+        lm.tokenizer, articles=articles, questions=questions, options=options,
+        article_tokens=article_tokens, with_article=with_article,
+    )  # fmt: skip
+    n_options = len(options[0]) if len(options) else 0
+    totals = np.zeros((len(contexts), n_options))
+    lengths = np.ones((len(contexts), n_options))
+    order = sorted(range(len(contexts)), key=lambda i: len(contexts[i]))  # similar lengths pad less
+    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    if progress:
+        from tqdm import tqdm
+
+        batches = tqdm(batches, desc="LM scoring", unit="batch")
+    pad = pad_id(lm.tokenizer)
+    with torch.inference_mode():
+        for batch in batches:
+            sums, lens = score_batch(
+                lm.model, [contexts[i] for i in batch], [conts[i] for i in batch], pad_id=pad
+            )
+            totals[batch] = sums.float().cpu().numpy()
+            lengths[batch] = lens.cpu().numpy()
+    return totals, lengths
+
+
 def option_logprobs(
     lm: LoadedLM,
     *,
@@ -239,33 +277,10 @@ def option_logprobs(
     mean; ``with_article=False`` scores the filled question given the separator alone.
     """
     _reduce(np.zeros(0), np.ones(0), reduction)  # validate before any work
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, not {batch_size}")
-    contexts, conts = encode_all(
-        lm.tokenizer,
-        articles=articles,
-        questions=questions,
-        options=options,
-        article_tokens=article_tokens,
-        with_article=with_article,
-    )
-    n_options = len(options[0]) if len(options) else 0
-    totals = np.zeros((len(contexts), n_options))
-    lengths = np.ones((len(contexts), n_options))
-    order = sorted(range(len(contexts)), key=lambda i: len(contexts[i]))  # similar lengths pad less
-    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
-    if progress:
-        from tqdm import tqdm
-
-        batches = tqdm(batches, desc="LM scoring", unit="batch")
-    pad = pad_id(lm.tokenizer)
-    with torch.inference_mode():
-        for batch in batches:
-            sums, lens = score_batch(
-                lm.model, [contexts[i] for i in batch], [conts[i] for i in batch], pad_id=pad
-            )
-            totals[batch] = sums.float().cpu().numpy()
-            lengths[batch] = lens.cpu().numpy()
+    totals, lengths = option_sums_and_lengths(
+        lm, articles=articles, questions=questions, options=options, article_tokens=article_tokens,
+        with_article=with_article, batch_size=batch_size, progress=progress,
+    )  # fmt: skip
     return _reduce(totals, lengths, reduction)
 
 
