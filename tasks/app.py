@@ -12,7 +12,13 @@ if str(_PLATFORM_DIR) not in sys.path:  # platform/ is a source root, not a pack
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 # Every module that defines tasks is listed here, so any worker knows every task.
-TASK_MODULES: list[str] = ["tasks.options", "tasks.scoring", "tasks.datagen", "tasks.reaper"]
+TASK_MODULES: list[str] = [
+    "tasks.options",
+    "tasks.scoring",
+    "tasks.datagen",
+    "tasks.reaper",
+    "tasks.baselines",
+]
 
 app = Celery("recam", include=TASK_MODULES)
 app.config_from_object("django.conf:settings", namespace="CELERY")
