@@ -1,24 +1,40 @@
-"""``python -m baselines``: train a baseline, predict a submission file, score predictions, bundle a zip."""
+"""``python -m baselines``: train a baseline, predict a submission file, score predictions, bundle a zip.
+
+A thin layer: option parsing and messages here, the work in baselines.commands / baselines.report.
+"""
 
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
-from recam.records import Question, dedupe_against, read_questions
+from baselines.commands import (  # noqa: F401  (re-exported for callers of baselines.cli)
+    adaptation_texts,
+    ensemble_predictions,
+    option_probabilities,
+    read_files,
+    training_questions,
+)
+from baselines.lm_cli import lm_variants
+from baselines.report import format_cell  # noqa: F401  (re-exported)
 
-READER_CHOICES = ("ga", "att", "att-gloss", "encoder", "encoder-mlm")
+READER_CHOICES = ("ga", "att", "att-gloss", "encoder", "encoder-mlm", "lm")
 
 
-def _read(paths: tuple[Path, ...], *, labels: bool) -> list[Question]:
-    questions: list[Question] = []
-    for path in paths:
-        try:
-            questions += read_questions(path, require_labels=labels)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
-    return questions
+@contextmanager
+def _user_errors():
+    """Bad input (ValueError, a missing file) becomes a clean error message, not a traceback."""
+    try:
+        yield
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _read(paths, *, labels: bool):
+    with _user_errors():
+        return read_files(paths, labels=labels)
 
 
 def _threads(count: int) -> None:
@@ -27,31 +43,9 @@ def _threads(count: int) -> None:
     torch.set_num_threads(max(1, count))
 
 
-def adaptation_texts(paths: tuple[Path, ...], *, exclude: set[str]) -> list[str]:
-    """Distinct texts of jsonl files (``document`` or ``article``), minus ``exclude``, in file order."""
-    texts: list[str] = []
-    seen = set(exclude)
-    for path in paths:
-        with path.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise click.ClickException(f"{path}:{number}: not JSON ({exc.msg})") from None
-                text = record.get("document") or record.get("article") if isinstance(record, dict) else None
-                if not isinstance(text, str) or not text.strip():
-                    raise click.ClickException(f"{path}:{number}: no 'document' or 'article' text")
-                if text not in seen:
-                    seen.add(text)
-                    texts.append(text)
-    return texts
-
-
 @click.group()
 def main() -> None:
-    """ReCAM baselines: the paper's readers (ga, att, att-gloss) and a pretrained-encoder baseline."""
+    """ReCAM baselines: the paper's readers (ga, att, att-gloss), pretrained-encoder and LM baselines."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -62,8 +56,7 @@ def main() -> None:
     "train_files",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     multiple=True,
-    required=True,
-    help="labelled ReCAM jsonl (repeat the option for several files)",
+    help="labelled ReCAM jsonl (repeat the option for several files); not with --zero-shot",
 )
 @click.option(
     "--dev",
@@ -111,86 +104,43 @@ def main() -> None:
 @click.option("--encoder-model", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None)
 @click.option("--device", default=None, help="default: cuda when available, else cpu")
 @click.option("--threads", type=int, default=1, help="CPU threads for torch (more is slower on a shared CPU)")
+@click.option("--zero-shot", is_flag=True, help="lm: write a zero-shot model dir (nothing trained)")
+@click.option(
+    "--lm-model", default=None, help="lm: a GGUF file or HF causal-LM dir (default $LM_MODEL / SmolLM2)"
+)
+@click.option(
+    "--article-tokens", type=int, default=None, help="lm: article window (400 zero-shot, 128 fine-tuning)"
+)
+@click.option("--reduction", type=click.Choice(["sum", "mean"]), default="sum", show_default=True)
+@click.option("--no-article", is_flag=True, help="lm: score the filled question without the article")
 @click.option("--quiet", is_flag=True)
-def train(
-    reader,
-    train_files,
-    dev_file,
-    exclude_files,
-    output,
-    epochs,
-    seed,
-    hidden,
-    batch_size,
-    lr,
-    max_length,
-    time_budget_s,
-    center_query,
-    vectors_path,
-    encoder_model,
-    device,
-    threads,
-    quiet,
-):
+def train(reader, train_files, dev_file, exclude_files, output, quiet, threads, **settings):
     """Train one baseline on --train files; save it to --output."""
     _threads(threads)
-    questions = _read(train_files, labels=True)
-    if exclude_files:
-        before = len(questions)
-        questions = dedupe_against(questions, exclude=_read(exclude_files, labels=False))
-        click.echo(f"training on {len(questions)} of {before} questions after de-duplication", err=True)
-    dev = _read((dev_file,), labels=True) if dev_file else None
-    if reader == "encoder-mlm":
-        from baselines.encoder_mlm import train_encoder_mlm
+    if reader == "lm":
+        from baselines.lm_cli import train_lm
 
-        try:
-            metrics = train_encoder_mlm(
-                train=questions, dev=dev, output_dir=output, model_dir=encoder_model,
-                epochs=epochs if epochs is not None else 3.0, max_length=max_length or 256,
-                batch_size=batch_size or 8, lr=lr or 3e-5,
-                time_budget_s=time_budget_s if time_budget_s is not None else 900.0, seed=seed,
-                device=device, progress=not quiet,
-            )  # fmt: skip
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
-        click.echo(json.dumps({k: v for k, v in metrics.items() if k != "losses"}, indent=1))
-        return
-    if reader == "encoder":
-        from baselines.encoder import train_encoder
-
-        # CPU defaults measured to complete on a shared 2-core machine (docs/encoder-baseline.md)
-        try:
-            metrics = train_encoder(
-                train=questions, dev=dev, output_dir=output, model_dir=encoder_model,
-                epochs=epochs if epochs is not None else 1.0, max_length=max_length or 96,
-                batch_size=batch_size or 8, lr=lr or 1e-4,
-                time_budget_s=time_budget_s if time_budget_s is not None else 1500.0, seed=seed,
-                device=device, progress=not quiet,
-            )  # fmt: skip
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
-        click.echo(json.dumps(metrics, indent=1))
-        return
-    from baselines.data import from_question
-    from baselines.training import ReaderConfig, train_reader
-    from lexicon.vectors import load_vectors
-
-    try:
-        config = ReaderConfig(
-            reader=reader, hidden=hidden, epochs=int(epochs or 8), batch_size=batch_size or 32, lr=lr or 1e-3,
-            max_passage_tokens=max_length or 400, time_budget_s=time_budget_s, seed=seed,
-            center_query=center_query,
+        lm_keys = ("zero_shot", "lm_model", "article_tokens", "reduction", "epochs", "batch_size", "lr",
+                   "time_budget_s", "seed", "device")  # fmt: skip
+        train_lm(
+            train_files=train_files, dev_file=dev_file, exclude_files=exclude_files, output=output,
+            with_article=not settings["no_article"], quiet=quiet, **{k: settings[k] for k in lm_keys},
         )  # fmt: skip
-        trained = train_reader(
-            config=config, train=[from_question(q) for q in questions], vectors=load_vectors(vectors_path),
-            dev=[from_question(q) for q in dev] if dev else None, device=device,
-            checkpoint_dir=output / "checkpoints", progress=not quiet, vectors_path=vectors_path,
+        return
+    if not train_files:
+        raise click.ClickException("give --train FILE (at least one)")
+    with _user_errors():
+        questions, before = training_questions(train_files, exclude_files)
+        if exclude_files:
+            click.echo(f"training on {len(questions)} of {before} questions after de-duplication", err=True)
+        dev = read_files((dev_file,), labels=True) if dev_file else None
+        from baselines.commands import train_baseline
+
+        metrics = train_baseline(
+            reader=reader, train=questions, dev=dev, output=output, settings=settings,
+            train_files=train_files, progress=not quiet,
         )  # fmt: skip
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
-    trained.info["train_files"] = [str(p) for p in train_files]
-    trained.save(output)
-    click.echo(json.dumps({k: trained.info[k] for k in ("best_epoch", "history", "train_seconds")}, indent=1))
+    click.echo(json.dumps(metrics, indent=1))
 
 
 @main.command()
@@ -222,15 +172,15 @@ def adapt(text_files, exclude_files, output, seconds, lr, seed, encoder_model, d
     _threads(threads)
     from baselines.encoder_mlm import adapt_encoder
 
-    texts = adaptation_texts(text_files, exclude={q.article for q in _read(exclude_files, labels=False)})
-    click.echo(f"adapting on {len(texts)} distinct texts from {len(text_files)} file(s)", err=True)
-    try:
+    with _user_errors():
+        texts = adaptation_texts(
+            text_files, exclude={q.article for q in read_files(exclude_files, labels=False)}
+        )
+        click.echo(f"adapting on {len(texts)} distinct texts from {len(text_files)} file(s)", err=True)
         metrics = adapt_encoder(
             texts=texts, output_dir=output, seconds=seconds, model_dir=encoder_model, lr=lr, seed=seed,
             device=device, progress=not quiet,
         )  # fmt: skip
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
     click.echo(json.dumps({k: v for k, v in metrics.items() if k != "losses"}, indent=1))
 
 
@@ -257,55 +207,15 @@ def prior(model, train_files, exclude_files, input_file, threads):
     from baselines.data import from_question
     from baselines.training import TrainedReader, query_prior
 
-    questions = _read(train_files, labels=True)
-    if exclude_files:
-        questions = dedupe_against(questions, exclude=_read(exclude_files, labels=False))
-    try:
+    with _user_errors():
+        questions, _ = training_questions(train_files, exclude_files)
         reader = TrainedReader.load(model)
         result = query_prior(
             reader=reader,
             fit_on=[from_question(q) for q in questions],
-            evaluate_on=[from_question(q) for q in _read((input_file,), labels=True)],
+            evaluate_on=[from_question(q) for q in read_files((input_file,), labels=True)],
         )
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
     click.echo(json.dumps({"model": str(model), "center_query": reader.config.center_query, **result}))
-
-
-def option_probabilities(
-    *, model: Path, questions: list[Question], device: str | None = None, last_epoch: bool = False
-):
-    """Softmax over each question's five options from a saved baseline. Shape: (num_questions, 5)."""
-    from baselines.encoder_mlm import encoder_mlm_probabilities, is_encoder_mlm
-
-    if is_encoder_mlm(model):
-        return encoder_mlm_probabilities(model_dir=model, questions=questions, device=device)
-    if (model / "meta.json").is_file():
-        from baselines.data import from_question
-        from baselines.training import TrainedReader
-
-        reader = TrainedReader.load(model, device=device, last_epoch=last_epoch)
-        return reader.probabilities(examples=[from_question(q) for q in questions])
-    from baselines.encoder import encoder_probabilities
-
-    return encoder_probabilities(model_dir=model, questions=questions, device=device)
-
-
-def ensemble_predictions(
-    *,
-    models: tuple[Path, ...],
-    questions: list[Question],
-    device: str | None = None,
-    last_epoch: bool = False,
-) -> list[int]:
-    """The option with the highest mean probability over ``models`` (one model: its own arg-max)."""
-    total = None
-    for model in models:
-        probabilities = option_probabilities(
-            model=model, questions=questions, device=device, last_epoch=last_epoch
-        )
-        total = probabilities if total is None else total + probabilities
-    return total.argmax(dim=-1).tolist()
 
 
 @main.command()
@@ -332,12 +242,10 @@ def predict(models, input_file, output, device, threads, last_epoch):
     from recam.submission import write_predictions
 
     questions = _read((input_file,), labels=False)
-    try:
+    with _user_errors():
         labels = ensemble_predictions(
             models=models, questions=questions, device=device, last_epoch=last_epoch
         )
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
     output.parent.mkdir(parents=True, exist_ok=True)
     write_predictions(output, {q.id: label for q, label in zip(questions, labels, strict=True)})
     click.echo(f"wrote {len(questions)} predictions to {output}", err=True)
@@ -352,25 +260,18 @@ def score(predictions, gold):
     from recam.submission import SubmissionError, parse_submission
 
     questions = _read((gold,), labels=True)
-    data = predictions.read_bytes()
     name = "subtask1.csv"  # the parser only needs a valid name; the subtask number is irrelevant here
     try:
-        parsed = parse_submission(data=data, filename=name, expected_ids={1: {q.id for q in questions}})
+        parsed = parse_submission(
+            data=predictions.read_bytes(), filename=name, expected_ids={1: {q.id for q in questions}}
+        )
     except SubmissionError as exc:
         raise click.ClickException(f"{predictions}:\n{exc}") from None
     result = score_predictions(
         predictions=parsed.files[0].predictions, gold={q.id: q.label for q in questions}
     )
-    click.echo(
-        json.dumps(
-            {
-                "accuracy": result.accuracy,
-                "correct": result.correct,
-                "total": result.total,
-                "scorer": SCORER_VERSION,
-            }
-        )
-    )
+    summary = {"accuracy": result.accuracy, "correct": result.correct, "total": result.total}
+    click.echo(json.dumps({**summary, "scorer": SCORER_VERSION}))
 
 
 @main.command()
@@ -392,15 +293,6 @@ def bundle(subtask1, subtask2, output):
     click.echo(f"wrote {output}", err=True)
 
 
-NAMES = {
-    "ga": "GA Reader",
-    "att": "Attentive Reader",
-    "att-gloss": "Attentive Reader + gloss",
-    "encoder": "MiniLM encoder (multiple choice)",
-    "encoder-mlm": "MiniLM encoder (masked word, MLM-adapted)",
-}
-
-
 @main.command()
 @click.option(
     "--predictions-dir",
@@ -419,68 +311,13 @@ def report(predictions_dirs, dev1, dev2, output):
     With several ``--predictions-dir`` (runs that differ only in their seed) each cell is the mean,
     the sample standard deviation and the range over the runs that have that prediction file.
     """
-    from recam.metrics import SCORER_VERSION, score_predictions
-    from recam.submission import parse_submission
+    from baselines.report import report_text
 
-    gold = {m: {q.id: q.label for q in _read((path,), labels=True)} for m, path in ((1, dev1), (2, dev2))}
-
-    def accuracy(path: Path, subtask: int) -> float:
-        parsed = parse_submission(
-            data=path.read_bytes(), filename=path.name, expected_ids={subtask: set(gold[subtask])}
-        )
-        return 100 * score_predictions(predictions=parsed.files[0].predictions, gold=gold[subtask]).accuracy
-
-    def cell(run: str, subtask: int) -> str:
-        paths = [d / run / f"subtask{subtask}.csv" for d in predictions_dirs]
-        values = [accuracy(path, subtask) for path in paths if path.is_file()]
-        return format_cell(values)
-
-    lines = [
-        "| baseline | Subtask 1 dev (trained on ST1) | Subtask 2 dev (trained on ST2) | ST1-trained on ST2 dev | ST2-trained on ST1 dev |",
-        "|---|---|---|---|---|",
-    ]
-    for reader, name in NAMES.items():
-        cells = [
-            cell(f"{reader}-st1", 1),
-            cell(f"{reader}-st2", 2),
-            cell(f"{reader}-st1", 2),
-            cell(f"{reader}-st2", 1),
-        ]
-        if set(cells) != {"-"}:
-            lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines.append("| paper's GA Reader (trained on the full train sets) | 25.1 | 24.3 | | |")
-    runs = (
-        ""
-        if len(predictions_dirs) == 1
-        else (
-            f" Each cell: mean ± sample standard deviation [min-max] over {len(predictions_dirs)} runs "
-            "that differ only in the seed."
-        )
-    )
-    text = (
-        "# Baselines: dev accuracy (%)\n\n"
-        + "\n".join(lines)
-        + f"\n\nScorer: `{SCORER_VERSION}`; chance is 20.0.{runs}\n"
-    )
+    with _user_errors():
+        text = report_text(predictions_dirs=predictions_dirs, dev1=dev1, dev2=dev2)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")
     click.echo(text)
 
 
-def format_cell(values: list[float]) -> str:
-    """One accuracy, or mean ± sample sd [min-max] of several; "-" for none.
-
-    >>> format_cell([])
-    '-'
-    >>> format_cell([25.06])
-    '25.1'
-    >>> format_cell([22.0, 24.0, 26.0])
-    '24.0 ± 2.0 [22.0-26.0]'
-    """
-    if not values:
-        return "-"
-    if len(values) == 1:
-        return f"{values[0]:.1f}"
-    mean = sum(values) / len(values)
-    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
-    return f"{mean:.1f} ± {sd:.1f} [{min(values):.1f}-{max(values):.1f}]"
+main.add_command(lm_variants)

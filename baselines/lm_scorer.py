@@ -68,9 +68,10 @@ def model_sha256(path: Path) -> str:
 
 
 def _set_threads(threads: int | None) -> None:
-    cap = threads or int(os.environ.get(LM_THREADS_ENV, "0") or 0) or None
-    machine = os.cpu_count() or 1
-    torch.set_num_threads(max(1, min(machine, cap or machine)))
+    """Cap torch's CPU threads (argument, else $LM_THREADS); without a cap torch uses the machine's cores."""
+    cap = threads or int(os.environ.get(LM_THREADS_ENV, "0") or 0)
+    if cap:
+        torch.set_num_threads(max(1, min(os.cpu_count() or 1, cap)))
 
 
 def load_causal_lm(
@@ -189,12 +190,13 @@ def score_batch(
     return totals.view(-1, n_options), cont_mask.sum(-1).view(-1, n_options)
 
 
-def _encode_all(lm: LoadedLM, articles, questions, options, *, article_tokens: int, with_article: bool):
+def encode_all(tokenizer, *, articles, questions, options, article_tokens: int, with_article: bool):
+    """Context token lists (one per question) and continuation token lists (per question, per option)."""
     if not len(articles) == len(questions) == len(options):
         raise ValueError(f"{len(articles)} articles, {len(questions)} questions, {len(options)} option lists")
     if len({len(opts) for opts in options}) > 1:
         raise ValueError("every question must have the same number of options")
-    tok = lm.tokenizer
+    tok = tokenizer
     contexts = [
         encode_context(tok, article=article, article_tokens=article_tokens, with_article=with_article)
         for article in articles
@@ -206,7 +208,7 @@ def _encode_all(lm: LoadedLM, articles, questions, options, *, article_tokens: i
     return contexts, conts
 
 
-def _pad_id(tokenizer) -> int:
+def pad_id(tokenizer) -> int:
     for candidate in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0):
         if candidate is not None:
             return candidate
@@ -217,6 +219,44 @@ def _reduce(totals: np.ndarray, lengths: np.ndarray, reduction: str) -> np.ndarr
     if reduction not in REDUCTIONS:
         raise ValueError(f"reduction {reduction!r}: choose from {', '.join(REDUCTIONS)}")
     return totals if reduction == "sum" else totals / lengths
+
+
+def option_sums_and_lengths(
+    lm: LoadedLM,
+    *,
+    articles: Sequence[str],
+    questions: Sequence[str],
+    options: Sequence[Sequence[str]],
+    article_tokens: int = 400,
+    with_article: bool = True,
+    batch_size: int = 8,
+    progress: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Summed continuation log-probs and continuation token counts, both (n_questions, n_options)."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, not {batch_size}")
+    contexts, conts = encode_all(
+        lm.tokenizer, articles=articles, questions=questions, options=options,
+        article_tokens=article_tokens, with_article=with_article,
+    )  # fmt: skip
+    n_options = len(options[0]) if len(options) else 0
+    totals = np.zeros((len(contexts), n_options))
+    lengths = np.ones((len(contexts), n_options))
+    order = sorted(range(len(contexts)), key=lambda i: len(contexts[i]))  # similar lengths pad less
+    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    if progress:
+        from tqdm import tqdm
+
+        batches = tqdm(batches, desc="LM scoring", unit="batch")
+    pad = pad_id(lm.tokenizer)
+    with torch.inference_mode():
+        for batch in batches:
+            sums, lens = score_batch(
+                lm.model, [contexts[i] for i in batch], [conts[i] for i in batch], pad_id=pad
+            )
+            totals[batch] = sums.float().cpu().numpy()
+            lengths[batch] = lens.cpu().numpy()
+    return totals, lengths
 
 
 def option_logprobs(
@@ -237,28 +277,10 @@ def option_logprobs(
     mean; ``with_article=False`` scores the filled question given the separator alone.
     """
     _reduce(np.zeros(0), np.ones(0), reduction)  # validate before any work
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, not {batch_size}")
-    contexts, conts = _encode_all(
-        lm, articles, questions, options, article_tokens=article_tokens, with_article=with_article
-    )
-    n_options = len(options[0]) if len(options) else 0
-    totals = np.zeros((len(contexts), n_options))
-    lengths = np.ones((len(contexts), n_options))
-    order = sorted(range(len(contexts)), key=lambda i: len(contexts[i]))  # similar lengths pad less
-    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
-    if progress:
-        from tqdm import tqdm
-
-        batches = tqdm(batches, desc="LM scoring", unit="batch")
-    pad_id = _pad_id(lm.tokenizer)
-    with torch.inference_mode():
-        for batch in batches:
-            sums, lens = score_batch(
-                lm.model, [contexts[i] for i in batch], [conts[i] for i in batch], pad_id=pad_id
-            )
-            totals[batch] = sums.float().cpu().numpy()
-            lengths[batch] = lens.cpu().numpy()
+    totals, lengths = option_sums_and_lengths(
+        lm, articles=articles, questions=questions, options=options, article_tokens=article_tokens,
+        with_article=with_article, batch_size=batch_size, progress=progress,
+    )  # fmt: skip
     return _reduce(totals, lengths, reduction)
 
 
@@ -273,8 +295,13 @@ def naive_option_logprobs(
     with_article: bool = True,
 ) -> np.ndarray:
     """The reference: each option scored as one full sequence (context + continuation), one by one."""
-    contexts, conts = _encode_all(
-        lm, articles, questions, options, article_tokens=article_tokens, with_article=with_article
+    contexts, conts = encode_all(
+        lm.tokenizer,
+        articles=articles,
+        questions=questions,
+        options=options,
+        article_tokens=article_tokens,
+        with_article=with_article,
     )
     n_options = len(options[0]) if len(options) else 0
     totals = np.zeros((len(contexts), n_options))

@@ -1,4 +1,4 @@
-"""``python -m bench [--only a,b,c,d]``: run the benchmarks of issue 3 and store their results."""
+"""``python -m bench [--only a,b,c,d,e,f]``: run the benchmarks and store their results (e: analytics, f: the LM scorer)."""
 
 import sys
 from pathlib import Path
@@ -25,7 +25,8 @@ def _default_data_dir() -> Path:
 @click.option("--out", type=click.Path(path_type=Path), default=RESULTS_DIR, show_default=True)
 @click.option("--repeats", default=50, show_default=True, help="(a) repetitions.")
 @click.option("--seconds", default=10.0, show_default=True, help="(c) length of each load loop.")
-def main(only: str, data_dir: Path, out: Path, repeats: int, seconds: float) -> None:
+@click.option("--lm-questions", default=12, show_default=True, help="(e) dev questions scored each way.")
+def main(only: str, data_dir: Path, out: Path, repeats: int, seconds: float, lm_questions: int) -> None:
     """Run the benchmarks; each writes results/<name>.json, then results/README.md is regenerated."""
     chosen = [name.strip() for name in only.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in BENCHMARKS]
@@ -33,7 +34,7 @@ def main(only: str, data_dir: Path, out: Path, repeats: int, seconds: float) -> 
         raise click.ClickException(
             f"unknown benchmark(s) {', '.join(unknown)}: choose from {', '.join(BENCHMARKS)}"
         )
-    options = {"data_dir": data_dir, "repeats": repeats, "seconds": seconds}
+    options = {"data_dir": data_dir, "repeats": repeats, "seconds": seconds, "lm_questions": lm_questions}
     command = " ".join(["python -m bench", *sys.argv[1:]])
     failed = []
     for name in chosen:

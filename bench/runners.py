@@ -38,12 +38,19 @@ def bench_e(options: dict) -> dict:
     return run_analytics()
 
 
+def bench_f(options: dict) -> dict:
+    from bench.lm_scoring import run_lm_scoring
+
+    return run_lm_scoring(data_dir=options["data_dir"], questions=options.get("lm_questions", 12))
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
     "c": ("c_leaderboard_rps", "(c) Leaderboard requests/s from gunicorn, 200 teams x 10", bench_c),
     "d": ("d_leaderboard_queries", "(d) Database queries per leaderboard page as teams grow", bench_d),
     "e": ("e_statistics", "(e) Analytics 60 teams x 2,025 questions; tied ranks of 200 teams", bench_e),
+    "f": ("f_lm_scoring", "(f) LM option scoring: naive vs shared-prefix batched, questions/s", bench_f),
 }
 
 

@@ -3,7 +3,8 @@
 # score them on the dev sets with the one scorer, write var/baselines/report.md, and enter each one on
 # the practice leaderboards as a baseline row. Reruns resume: finished trainings are reused.
 # Settings (env): RECAM_DATA_DIR, XSUM_PATH, BASELINES_DIR (var/baselines),
-# READERS ("ga att att-gloss encoder encoder-mlm"), ADAPT_SECONDS (1500, the MLM stage of encoder-mlm,
+# READERS ("ga att att-gloss encoder encoder-mlm lm-zs lm"; lm-zs = the SmolLM2 LM zero-shot, lm = LoRA
+# fine-tuned, LM_BUDGET_S (1500 per subtask) and LM_ARTICLE_TOKENS (128) for the fine-tuning), ADAPT_SECONDS (1500, the MLM stage of encoder-mlm,
 # shared by both subtasks), ENCODER_MLM_BUDGET_S (900 per subtask),
 # READER_EPOCHS (4), READER_MAX_TOKENS (250), READER_BUDGET_S (720 per run), ENCODER_BUDGET_S (3600),
 # SEED (13), READER_CENTER_QUERY (1; 0 trains the readers without query centring, the paper-literal
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 DATA=${RECAM_DATA_DIR:-../shared/data/recam}
 OUT=${BASELINES_DIR:-var/baselines}
-READERS=${READERS:-"ga att att-gloss encoder encoder-mlm"}
+READERS=${READERS:-"ga att att-gloss encoder encoder-mlm lm-zs lm"}
 XSUM=${XSUM_PATH:-../shared/data/xsum/xsum_test_1k.jsonl}
 SEED=${SEED:-13}
 export NLTK_DATA=${NLTK_DATA:-$PWD/var/nltk_data} HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
@@ -25,7 +26,7 @@ EXCLUDE=()
 for f in "$DATA"/test_data/Task_*_test.jsonl "$DEV_1" "$DEV_2"; do [ -f "$f" ] && EXCLUDE+=(--exclude "$f"); done
 mkdir -p "$OUT/logs" "$OUT/models" "$OUT/predictions"
 declare -A NAME=([ga]="GA Reader" [att]="Attentive Reader" [att-gloss]="Attentive Reader + gloss" [encoder]="MiniLM encoder"
-  [encoder-mlm]="MiniLM encoder (masked word)")
+  [encoder-mlm]="MiniLM encoder (masked word)" [lm-zs]="SmolLM2 LM (zero-shot)" [lm]="SmolLM2 LM (LoRA)")
 
 if [[ " $READERS " == *" encoder-mlm "* ]]; then
   # stage 1 of encoder-mlm, once for both subtasks: MLM on XSum documents + trial articles (never dev/test)
@@ -42,8 +43,19 @@ for n in 1 2; do
   trial_var=TRIAL_$n
   for reader in $READERS; do
     run=$reader-st$n
+    if [ "$reader" = lm-zs ] && [ "$n" = 2 ]; then
+      # zero-shot: one model, trained on nothing; predicted once (lm-zs-st1), copied for the report's columns
+      rm -rf "$OUT/predictions/lm-zs-st2" && cp -r "$OUT/predictions/lm-zs-st1" "$OUT/predictions/lm-zs-st2"
+      continue
+    fi
     echo "== training $run" >&2
-    if [ "$reader" = encoder ]; then
+    reader_args=(--reader "$reader" --train "${!trial_var}" "${EXCLUDE[@]}")
+    if [ "$reader" = lm-zs ]; then
+      reader_args=(--reader lm --zero-shot)
+      extra=()
+    elif [ "$reader" = lm ]; then
+      extra=(--time-budget "${LM_BUDGET_S:-1500}" --article-tokens "${LM_ARTICLE_TOKENS:-128}" --threads "${LM_THREADS:-2}")
+    elif [ "$reader" = encoder ]; then
       extra=(--time-budget "${ENCODER_BUDGET_S:-3600}")
     elif [ "$reader" = encoder-mlm ]; then
       extra=(--time-budget "${ENCODER_MLM_BUDGET_S:-900}" --encoder-model "$OUT/models/encoder-mlm-adapted"
@@ -52,7 +64,7 @@ for n in 1 2; do
       extra=(--epochs "${READER_EPOCHS:-4}" --max-length "${READER_MAX_TOKENS:-250}" --time-budget "${READER_BUDGET_S:-720}")
       if [ "${READER_CENTER_QUERY:-1}" = 1 ]; then extra+=(--center-query); else extra+=(--no-center-query); fi
     fi
-    nice -n 10 $PYTHON -m baselines train --reader "$reader" --train "${!trial_var}" "${EXCLUDE[@]}" \
+    nice -n 10 $PYTHON -m baselines train "${reader_args[@]}" \
       --output "$OUT/models/$run" --seed "$SEED" "${extra[@]}" --quiet > "$OUT/logs/$run.log" 2>&1 \
       || { echo "training $run failed: see $OUT/logs/$run.log" >&2; exit 1; }
     for m in 1 2; do
@@ -67,9 +79,12 @@ $PYTHON -m baselines report --predictions-dir "$OUT/predictions" --dev1 "$DEV_1"
 if [ "${BASELINES_SUBMIT:-1}" = 1 ]; then
   for run_dir in "$OUT"/predictions/*-st[12]; do
     run=$(basename "$run_dir"); reader=${run%-st?}; n=${run##*-st}
+    [ "$run" = lm-zs-st2 ] && continue  # the copy of lm-zs-st1: one board row for the zero-shot LM
     $PYTHON -m baselines bundle --subtask1 "$run_dir/subtask1.csv" --subtask2 "$run_dir/subtask2.csv" --output "$run_dir/submission.zip"
+    trained=(--trained-on "$n"); what="trained on the Subtask $n trial set"
+    if [ "$reader" = lm-zs ]; then trained=(); what="zero-shot, trained on nothing"; fi
     $PYTHON manage.py recam_submit --team "${NAME[$reader]}" --phase practice --baseline \
-      --trained-on "$n" --system-name "$run" --description "baseline $run, trained on the Subtask $n trial set" \
+      "${trained[@]}" --system-name "$run" --description "baseline $run, $what" \
       "$run_dir/submission.zip"
   done
 fi

@@ -20,6 +20,7 @@ TASK_MODULES: list[str] = [
     "tasks.reaper",
     "tasks.console_datasets",
     "tasks.quality",
+    "tasks.baselines",
 ]
 
 app = Celery("recam", include=TASK_MODULES)

@@ -51,3 +51,50 @@ def wordnet():
     from lexicon.resources import wordnet
 
     return wordnet()
+
+
+TEXTS = [
+    "The council approved the new budget after a long debate about schools and roads.",
+    "Forty-seven staff have lost their jobs at the factory, the union said on Monday.",
+    "Scientists found that the river had become warmer over the past decade.",
+    "The team won the final match with a late goal in extra time.",
+]
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer():
+    """A byte-level BPE tokenizer trained in the test on a few sentences (offline, fast)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=300,
+        special_tokens=["<pad>", "<unk>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train_from_iterator(TEXTS * 3 + ["Summary: @placeholder"], trainer=trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", unk_token="<unk>")
+
+
+def tiny_llama(vocab_size: int, seed: int = 0):
+    """A randomly initialised two-layer Llama (hidden size 32)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+    )  # fmt: skip
+    return LlamaForCausalLM(config).eval()
+
+
+@pytest.fixture(scope="session")
+def tiny_lm_dir(tmp_path_factory, tiny_tokenizer) -> Path:
+    """The tiny Llama and its tokenizer saved as a Hugging Face model directory."""
+    directory = tmp_path_factory.mktemp("tiny-llama")
+    tiny_llama(len(tiny_tokenizer), seed=2).save_pretrained(directory)
+    tiny_tokenizer.save_pretrained(directory)
+    return directory

@@ -6,51 +6,12 @@ import torch
 
 from baselines import lm_scorer
 from baselines.lm_scorer import LoadedLM, choose, load_causal_lm, naive_option_logprobs, option_logprobs
-
-TEXTS = [
-    "The council approved the new budget after a long debate about schools and roads.",
-    "Forty-seven staff have lost their jobs at the factory, the union said on Monday.",
-    "Scientists found that the river had become warmer over the past decade.",
-    "The team won the final match with a late goal in extra time.",
-]
-
-
-@pytest.fixture(scope="module")
-def tiny_tokenizer():
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=300,
-        special_tokens=["<pad>", "<unk>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-    )
-    tok.train_from_iterator(TEXTS * 3 + ["Summary: @placeholder"], trainer=trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", unk_token="<unk>")
-
-
-def _tiny_model(vocab_size: int, seed: int = 0):
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(seed)
-    config = LlamaConfig(
-        vocab_size=vocab_size,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=512,
-    )
-    return LlamaForCausalLM(config).eval()
+from tests.baselines.conftest import TEXTS, tiny_llama
 
 
 @pytest.fixture(scope="module")
 def tiny_lm(tiny_tokenizer) -> LoadedLM:
-    model = _tiny_model(len(tiny_tokenizer))
+    model = tiny_llama(len(tiny_tokenizer))
     return LoadedLM(model=model, tokenizer=tiny_tokenizer, device="cpu", name="tiny", sha256="0" * 64)
 
 
@@ -126,7 +87,7 @@ def test_bad_input_is_rejected(tiny_lm):
 
 
 def test_load_causal_lm_from_a_directory(tmp_path, tiny_tokenizer):
-    model = _tiny_model(len(tiny_tokenizer), seed=1)
+    model = tiny_llama(len(tiny_tokenizer), seed=1)
     model.save_pretrained(tmp_path / "tiny")
     tiny_tokenizer.save_pretrained(tmp_path / "tiny")
     lm = load_causal_lm(model_path=str(tmp_path / "tiny"), device="cpu", threads=1)
