@@ -18,6 +18,8 @@ from competitions.models import Phase, TestSet
 from console.models import GenerationJob
 from console.services import test_set_load_upload
 from datagen.filters import DEFAULT_CONTEXTUAL_MAX
+from validation.models import ValidationBatch
+from validation.services import BatchSettings, batch_attach_quality_report, batch_create
 
 Status = GenerationJob.Status
 # The datagen CLI's settings and their defaults (python -m datagen candidates / options --help).
@@ -172,3 +174,23 @@ def job_load_into_phase(*, job: GenerationJob, phase: Phase, subtask: int) -> tu
     return test_set_load_upload(
         phase=phase, subtask=subtask, data=recam.read_bytes(), filename=f"job{job.pk}-recam.jsonl"
     )
+
+
+def job_send_to_validation(*, job: GenerationJob, user=None) -> ValidationBatch:
+    """A human-validation batch (default settings, docs/validation.md) of the job's ReCAM jsonl, with the
+    job's question-quality report attached when it has one; organizers then assign annotators."""
+    outputs = job_outputs(job=job)
+    if outputs["recam"] is None:
+        raise ApplicationError(f"job {job.pk} has no ReCAM jsonl yet")
+    recam = outputs["recam"]
+    batch = batch_create(
+        name=f"generation job {job.pk}",
+        source_name=f"job-{job.pk}/{recam.name}",
+        data=recam.read_bytes(),
+        batch_settings=BatchSettings(),
+        created_by=user,
+    )
+    quality = recam.with_name("recam.quality.json")
+    if quality.is_file():
+        batch = batch_attach_quality_report(batch=batch, name=quality.name, data=quality.read_bytes())
+    return batch

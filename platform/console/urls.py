@@ -10,6 +10,7 @@ urlpatterns = [
     path("datasets/jobs/<int:pk>/status.json", views_datasets.job_status, name="console_job_status"),
     path("datasets/jobs/<int:pk>/action/", views_datasets.job_action, name="console_job_action"),
     path("datasets/jobs/<int:pk>/load/", views_datasets.job_load, name="console_job_load"),
+    path("datasets/jobs/<int:pk>/validate/", views_datasets.job_validate, name="console_job_validate"),
     path("<slug:slug>/", views.competition_console, name="console_competition"),
     path("<slug:slug>/new-phase/<str:kind>/", views.phase_new, name="console_phase_new"),
     path("<slug:slug>/<str:kind>/", views.phase_console, name="console_phase"),

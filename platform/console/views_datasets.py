@@ -1,7 +1,6 @@
 """Console pages for datasets: upload or pick XSum pairs, start a generation job on the workers, follow
 it live, cancel / resume, read the funnel, Tables 3-5 and the quality report, load it into a phase."""
 
-from django.apps import apps
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import JsonResponse
@@ -14,10 +13,6 @@ from console.forms import GenerationForm, LoadIntoPhaseForm, PairsUploadForm
 from console.models import GenerationJob
 
 MAX_PAIRS_BYTES = 500 * 1024 * 1024
-# Hook for human validation (issue #15, another branch): when a `validation` app is installed, a job's
-# page links its ReCAM jsonl there ("Send to human validation").
-VALIDATION_APP = "validation"
-VALIDATION_URL = "/validation/"
 
 
 def _choices() -> list[tuple[str, str]]:
@@ -66,7 +61,6 @@ def job_page(request, pk: int):
         "outputs": generation.job_outputs(job=job),
         "folder": generation.job_dir(job=job),
         "load_form": LoadIntoPhaseForm(),
-        "validation_url": VALIDATION_URL if apps.is_installed(VALIDATION_APP) else None,
     }
     return render(request, "console/job.html", context)
 
@@ -93,6 +87,19 @@ def job_action(request, pk: int):
     except ApplicationError as exc:
         messages.error(request, exc.message)
     return redirect("console_job", pk=pk)
+
+
+@staff_member_required
+@require_POST
+def job_validate(request, pk: int):
+    job = get_object_or_404(GenerationJob, pk=pk)
+    try:
+        batch = generation.job_send_to_validation(job=job, user=request.user)
+    except ApplicationError as exc:
+        messages.error(request, f"Nothing changed: {exc.message}")
+        return redirect("console_job", pk=pk)
+    messages.success(request, f"Validation batch {batch.pk} created: assign annotators to it.")
+    return redirect("validation:batch", pk=batch.pk)
 
 
 @staff_member_required

@@ -11,6 +11,7 @@ from competitions.models import GoldAnswers
 from console import generation
 from console.models import GenerationJob
 from tests.platform.factories import UserFactory
+from validation.models import ValidationBatch
 
 PAIR = {"id": "1", "document": "The council approved the plan on Monday.", "summary": "A plan was approved."}
 
@@ -114,3 +115,33 @@ def test_job_pages_are_staff_only_and_render(db, client, sent):
     assert 'id="job-cancel"' in page
     assert client.get(reverse("console_job_status", args=[job.pk])).json()["status"] == "queued"
     assert client.get(reverse("console_datasets")).status_code == 200
+
+
+def test_send_to_validation_makes_a_batch_of_the_jobs_questions_with_its_quality_report(
+    db, client, recam_data_dir, settings
+):
+    settings.VALIDATION_GOLD_FILE = str(recam_data_dir / "training_data" / "Task_1_dev.jsonl")
+    job = GenerationJob.objects.create(pairs_name="p", pairs_path="/x", pairs_sha256="0" * 64)
+    staff = UserFactory(is_staff=True)
+    client.force_login(staff)
+    response = client.post(reverse("console_job_validate", args=[job.pk]))
+    assert response.status_code == 302  # no questions yet: refused, back to the job page
+    assert not ValidationBatch.objects.exists()
+    folder = generation.job_dir(job=job)
+    folder.mkdir(parents=True)
+    lines = (
+        (recam_data_dir / "training_data" / "Task_2_dev.jsonl").read_text(encoding="utf-8").splitlines()[:6]
+    )
+    (folder / "recam.jsonl").write_text(
+        "".join(json.dumps({"id": i, **json.loads(line)}) + "\n" for i, line in enumerate(lines))
+    )
+    report = {"with_article_accuracy": 0.5, "options_only_accuracy": 0.3, "effective_options": 3.2}
+    report |= {"contextual_mi": 0.2, "questions": []}
+    (folder / "recam.quality.json").write_text(json.dumps(report))
+    response = client.post(reverse("console_job_validate", args=[job.pk]))
+    batch = ValidationBatch.objects.get()
+    assert response.url == reverse("validation:batch", args=[batch.pk])
+    generated = batch.questions.filter(kind="generated")
+    assert sorted(generated.values_list("question_id", flat=True)) == list(range(6))
+    assert batch.created_by == staff
+    assert batch.quality_report["effective_options"] == 3.2
