@@ -182,3 +182,19 @@ def test_the_leaderboard_link_goes_to_the_first_phase_that_exists(db, client):
     empty = PhaseFactory(kind="practice").competition
     empty.phases.all().delete()
     assert client.get(reverse("leaderboard_index", args=[empty.slug])).status_code == 404
+
+
+def test_the_migration_fills_entries_of_rows_written_before_it(phase, submit):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("leaderboards.migrations.0004_console2_entries")
+    owls = TeamFactory(competition=phase.competition, name="Owls")
+    submit(owls, 3)
+    submit(owls, 4, subtask=2)
+    submit(TeamFactory(competition=phase.competition, name="Bats"), 5)
+    LeaderboardEntry.objects.update(entries=None)  # as the rows were before the column existed
+    migration.fill_entries(apps, None)
+    filled = sorted(LeaderboardEntry.objects.values_list("team_name", "test_subtask", "entries"))
+    assert filled == [("Bats", 1, 1), ("Owls", 1, 2), ("Owls", 2, 2)]
