@@ -215,8 +215,11 @@ def run_upload(
     from competitions.services import competition_load_recam, gold_store
 
     competition_load_recam(data_dir=data_dir, slug=SLUG)
-    # Results published, so the score itself (not only "scored") reaches the client.
-    Phase.objects.filter(competition__slug=SLUG, kind=PHASE).update(results_hidden=False)
+    # Results published, so the score itself (not only "scored") reaches the client; the evaluation
+    # phase's upload limits (3 a day, 30 in all) lifted: 60 uploads from one team measure throughput.
+    Phase.objects.filter(competition__slug=SLUG, kind=PHASE).update(
+        results_hidden=False, max_submissions_per_day=None, max_submissions_total=None
+    )
     data, gold, _ = make_floor_input(data_dir=data_dir, seed=13)
     test_set = TestSet.objects.get(phase__competition__slug=SLUG, phase__kind=PHASE, subtask=1)
     gold_store(test_set=test_set, labels=gold, source_name="random labels (benchmark)")

@@ -184,6 +184,9 @@ class LeaderboardRowSerializer(serializers.Serializer):
     cross_correct = serializers.IntegerField(allow_null=True)
     cross_total = serializers.IntegerField(allow_null=True)
     drop = serializers.FloatField(allow_null=True, help_text="accuracy - cross_accuracy")
+    entries = serializers.IntegerField(
+        allow_null=True, help_text="the team's scored submissions in the phase"
+    )
     accuracy_lo = serializers.FloatField(allow_null=True, help_text="95% bootstrap interval of accuracy")
     accuracy_hi = serializers.FloatField(allow_null=True)
     cross_accuracy_lo = serializers.FloatField(allow_null=True)

@@ -25,6 +25,11 @@ RECAM_PHASES = (
     (Phase.Kind.EVALUATION, "Evaluation (test sets)", 2, "test_data/Task_{n}_test.jsonl"),
     (Phase.Kind.POST_EVALUATION, "Post-evaluation (test sets)", 3, "test_data/Task_{n}_test.jsonl"),
 )
+# Upload limits of an evaluation phase, per team (the console's defaults for a new one too). Practice
+# scores the dev sets, whose labels are public, and post-evaluation comes after the official results:
+# both stay open-ended and unlimited. Applied when a phase is CREATED, never over an organizer's settings.
+EVALUATION_PER_DAY = 3
+EVALUATION_TOTAL = 30
 
 
 @dataclass
@@ -48,10 +53,13 @@ def competition_load_recam(*, data_dir: Path, slug: str | None = None) -> LoadRe
     parsed: dict[Path, list[Question]] = {}  # evaluation and post-evaluation share the test files
     for kind, title, order, pattern in RECAM_PHASES:
         defaults = {"title": title, "order": order}
-        if (
-            kind == Phase.Kind.EVALUATION
-        ):  # a SemEval evaluation week: hidden scores, the team's choice counts
-            defaults |= {"results_hidden": True, "counted_policy": Phase.CountedPolicy.SELECTED}
+        if kind == Phase.Kind.EVALUATION:  # SemEval evaluation: hidden scores, the team's choice counts
+            defaults |= {
+                "results_hidden": True,
+                "counted_policy": Phase.CountedPolicy.SELECTED,
+                "max_submissions_per_day": EVALUATION_PER_DAY,
+                "max_submissions_total": EVALUATION_TOTAL,
+            }
         phase, _ = Phase.objects.get_or_create(competition=competition, kind=kind, defaults=defaults)
         for subtask in (1, 2):
             relative = pattern.format(n=subtask)

@@ -158,6 +158,9 @@ CONSOLE_GENERATION_TASK = "console.generate_dataset"
 RECAM_DATA_DIR = Path(env.str("RECAM_DATA_DIR", default=str(BASE_DIR / "data" / "recam")))
 SUBMISSION_MAX_BYTES = env.int("SUBMISSION_MAX_BYTES", default=10 * 1024 * 1024)
 RECAM_COMPETITION_SLUG = env.str("RECAM_COMPETITION_SLUG", default="recam-2021")
+# The version of the rules and terms (templates/onboarding/rules.html) a team accepts; stored with each
+# acceptance (teams.RulesAcceptance). Give a new one whenever the rules text changes.
+RULES_VERSION = env.str("RULES_VERSION", default="2026-11-23")
 # Where recam_organizer writes a generated organizer password (when ORGANIZER_PASSWORD is not set).
 ORGANIZER_USERNAME = env.str("ORGANIZER_USERNAME", default="organizer")
 ORGANIZER_PASSWORD_FILE = Path(

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
-from competitions.services import gold_store, phase_test_set_store
+from competitions.services import EVALUATION_PER_DAY, EVALUATION_TOTAL, gold_store, phase_test_set_store
 from leaderboards.official import leaderboard_refresh_phase
 from onboarding.selectors import public_questions_path
 from recam.records import Question, iter_questions, write_questions
@@ -20,8 +20,6 @@ from submissions.services import gold_load_and_rescore, submission_mark_failed, 
 
 # A SemEval evaluation window: dated, a few uploads per day, hidden scores, the team's choice counts.
 EVALUATION_DAYS = 21
-EVALUATION_PER_DAY = 3
-EVALUATION_TOTAL = 30
 PRACTICE_PER_DAY = 20
 PHASE_ORDER = {Phase.Kind.PRACTICE: 1, Phase.Kind.EVALUATION: 2, Phase.Kind.POST_EVALUATION: 3}
 

@@ -1,6 +1,7 @@
 """The organizers' console (staff only): thin views over the console, competitions, submissions and
 leaderboards services. Every POST redirects back to the phase page with a message."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404
@@ -14,6 +15,7 @@ from console import selectors, services
 from console.forms import CompetitionForm, FileForSubtaskForm, PhaseForm, SubmissionActionForm
 from leaderboards.exports import FORMATS
 from leaderboards.official import official_result_freeze, official_result_latest, phase_publish
+from teams.selectors import teams_with_rules_acceptances
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -58,6 +60,8 @@ def competition_console(request, slug: str):
         "overview": selectors.phase_overview(competition=competition),
         "missing": selectors.missing_phase_kinds(competition=competition),
         "datasets_url": reverse("console_datasets"),
+        "teams": teams_with_rules_acceptances(competition=competition),
+        "rules_version": settings.RULES_VERSION,
     }
     return render(request, "console/competition.html", context)
 

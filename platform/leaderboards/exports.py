@@ -10,7 +10,8 @@ from leaderboards.selectors import LeaderboardRow, LeaderboardTable
 FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/x-latex"}
 EXTENSIONS = {"csv": "csv", "json": "json", "latex": "tex"}
 FIELDS = ["test_subtask", "rank", "team", "baseline", "system_name", "accuracy", "correct", "total"]
-FIELDS += ["accuracy_cross", "correct_cross", "total_cross", "drop", "submitted_at", "submission_sha256"]
+FIELDS += ["accuracy_cross", "correct_cross", "total_cross", "drop", "entries", "submitted_at"]
+FIELDS += ["submission_sha256"]
 FIELDS += ["accuracy_lo", "accuracy_hi", "accuracy_cross_lo", "accuracy_cross_hi", "drop_lo", "drop_hi"]
 FIELDS += ["rank_tied_with", "rank_test"]
 _LATEX_ESCAPES = {c: "\\" + c for c in "&%$#_{}"} | {
@@ -38,6 +39,7 @@ def _record(subtask: int, row: LeaderboardRow) -> dict:
         "correct_cross": row.cross_correct,
         "total_cross": row.cross_total,
         "drop": row.drop,
+        "entries": row.entries,
         "submitted_at": row.submitted_at.isoformat() if row.submitted_at else None,
         "submission_sha256": row.submission_sha256,
         "accuracy_lo": row.accuracy_lo,

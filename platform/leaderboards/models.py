@@ -29,6 +29,8 @@ class LeaderboardEntry(models.Model):
     cross_correct = models.PositiveIntegerField(null=True, blank=True)
     cross_total = models.PositiveIntegerField(null=True, blank=True)
     cross_submitted_at = models.DateTimeField(null=True, blank=True)
+    # "Entries": the team's scored submissions in the phase (all subtasks), counted when the row is written.
+    entries = models.PositiveIntegerField(null=True, blank=True)
     # Statistics (``leaderboards.intervals``), written when a score changes: 95% bootstrap intervals,
     # the rank by the paired test (1 + entries significantly better) and the teams sharing it.
     accuracy_lo = models.FloatField(null=True, blank=True)
@@ -96,6 +98,7 @@ class OfficialResultRow(models.Model):
     cross_accuracy = models.FloatField(null=True, blank=True)
     cross_correct = models.PositiveIntegerField(null=True, blank=True)
     cross_total = models.PositiveIntegerField(null=True, blank=True)
+    entries = models.PositiveIntegerField(null=True, blank=True, help_text="scored submissions when frozen")
     accuracy_lo = models.FloatField(null=True, blank=True)
     accuracy_hi = models.FloatField(null=True, blank=True)
     cross_accuracy_lo = models.FloatField(null=True, blank=True)

@@ -21,6 +21,7 @@ class LeaderboardRow:
     cross_accuracy: float | None
     cross_correct: int | None
     cross_total: int | None
+    entries: int | None = None  # the team's scored submissions in the phase (None: not recorded)
     # Filled for the freeze and the organizers' exports (``with_submissions=True``).
     system_name: str = ""
     submission_id: int | None = None
@@ -125,6 +126,7 @@ def _row(entry: LeaderboardEntry, rank: int | None, with_submissions: bool = Fal
         cross_accuracy=entry.cross_accuracy,
         cross_correct=entry.cross_correct,
         cross_total=entry.cross_total,
+        entries=entry.entries,
         accuracy_lo=entry.accuracy_lo,
         accuracy_hi=entry.accuracy_hi,
         cross_accuracy_lo=entry.cross_accuracy_lo,

@@ -41,6 +41,7 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
     if phase.fact_sheet_required and not team.is_baseline and not _has_fact_sheet(team):
         counted = {}  # the phase requires a complete fact sheet before the team's result counts
     best: dict[tuple[int, bool], Score] = {slot: scores[c.submission_id] for slot, c in counted.items()}
+    entries_count = len({score.submission_id for score in scores.values()})  # "Entries": scored uploads
     entries = [
         LeaderboardEntry(
             phase=phase,
@@ -48,6 +49,7 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
             team=team,
             team_name=team.name,
             is_baseline=team.is_baseline,
+            entries=entries_count,
             **_fields(best.get((subtask, False)), prefix=""),
             **_fields(best.get((subtask, True)), prefix="cross_"),
         )
@@ -74,6 +76,7 @@ def _has_fact_sheet(team: Team) -> bool:
 ENTRY_FIELDS = [
     "team_name",
     "is_baseline",
+    "entries",
     *(
         f"{prefix}{name}"
         for prefix in ("", "cross_")

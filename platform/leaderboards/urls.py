@@ -3,6 +3,7 @@ from django.urls import path
 from leaderboards import analytics_views, views
 
 urlpatterns = [
+    path("<slug:slug>/leaderboard/", views.leaderboard_index, name="leaderboard_index"),
     path("<slug:slug>/leaderboard/<str:phase>/", views.leaderboard, name="leaderboard"),
     path(
         "<slug:slug>/leaderboard/<str:phase>/export.<str:fmt>",

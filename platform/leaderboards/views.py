@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.http import Http404, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
 
@@ -71,6 +71,15 @@ def _version(slug: str, kind: str) -> tuple[int, int, str]:
     else:
         parts += ["live", rows, written]
     return phase_id, frozen_n, hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()[:32]
+
+
+def leaderboard_index(request, slug: str):
+    """The board of the competition's first phase (the navigation links here: no phase kind is assumed)."""
+    kind = Phase.objects.filter(competition__slug=slug).order_by("order", "pk").values_list("kind", flat=True)
+    first = kind.first()
+    if first is None:
+        raise Http404("this competition has no phase yet")
+    return redirect("leaderboard", slug=slug, phase=first)
 
 
 def leaderboard(request, slug: str, phase: str):

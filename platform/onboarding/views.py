@@ -77,7 +77,8 @@ def rules(request, slug: str):
     if competition is None:
         raise Http404("no such competition")
     phases = Phase.objects.filter(competition=competition)
-    return render(request, "onboarding/rules.html", {"competition": competition, "phases": phases})
+    context = {"competition": competition, "phases": phases, "rules_version": settings.RULES_VERSION}
+    return render(request, "onboarding/rules.html", context)
 
 
 def phase_files_json(request, kind: str):

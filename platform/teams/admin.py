@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from teams.models import FactSheet, Membership, Team
+from teams.models import FactSheet, Membership, RulesAcceptance, Team
 
 
 class MembershipInline(admin.TabularInline):
@@ -10,12 +10,42 @@ class MembershipInline(admin.TabularInline):
     readonly_fields = ("joined_at",)
 
 
+class RulesAcceptanceInline(admin.TabularInline):
+    """The record of who accepted which rules: read-only (written only when a team is created or joined)."""
+
+    model = RulesAcceptance
+    extra = 0
+    fields = ("username", "rules_version", "action", "accepted_at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
     list_display = ("name", "competition", "is_baseline", "created_at")
     list_filter = ("competition", "is_baseline")
     search_fields = ("name",)
-    inlines = (MembershipInline,)
+    inlines = (MembershipInline, RulesAcceptanceInline)
+
+
+@admin.register(RulesAcceptance)
+class RulesAcceptanceAdmin(admin.ModelAdmin):
+    list_display = ("username", "team", "rules_version", "action", "accepted_at")
+    list_filter = ("competition", "rules_version", "action")
+    search_fields = ("username", "team__name")
+    readonly_fields = ("team", "competition", "user", "username", "rules_version", "action", "accepted_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Membership)

@@ -4,6 +4,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 def _invite_code() -> str:
@@ -72,3 +73,28 @@ class FactSheet(models.Model):
     @property
     def is_complete(self) -> bool:
         return bool(self.system_name.strip() and self.model.strip() and self.abstract.strip())
+
+
+class RulesAcceptance(models.Model):
+    """Who accepted which version of the rules and terms, and when (on creating or joining a team)."""
+
+    class Action(models.TextChoices):
+        CREATE = "create", "created the team"
+        JOIN = "join", "joined the team"
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="rules_acceptances")
+    competition = models.ForeignKey("competitions.Competition", on_delete=models.CASCADE, related_name="+")
+    # The user row may go; the name stays with the record.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="rules_acceptances"
+    )
+    username = models.CharField(max_length=150)
+    rules_version = models.CharField(max_length=40)
+    action = models.CharField(max_length=10, choices=Action.choices)
+    accepted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("team", "accepted_at", "id")
+
+    def __str__(self) -> str:
+        return f"{self.username} accepted rules {self.rules_version} for {self.team}"

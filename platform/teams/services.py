@@ -1,14 +1,32 @@
-"""Writes: create a team, join one with its invite code, register a baseline team."""
+"""Writes: create a team, join one with its invite code, register a baseline team, record the rules
+accepted on the way (who, which version of the rules, when)."""
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from competitions.errors import ApplicationError
 from competitions.models import Competition
-from teams.models import Membership, Team
+from teams.models import Membership, RulesAcceptance, Team
 
 
-def team_create(*, competition: Competition, user: AbstractBaseUser, name: str) -> Team:
+def rules_acceptance_record(*, team: Team, user: AbstractBaseUser, action: str) -> RulesAcceptance:
+    """Store that ``user`` accepted the current rules (``settings.RULES_VERSION``) for ``team``, now."""
+    return RulesAcceptance.objects.create(
+        team=team,
+        competition_id=team.competition_id,
+        user=user,
+        username=user.get_username(),
+        rules_version=settings.RULES_VERSION,
+        action=action,
+    )
+
+
+def team_create(
+    *, competition: Competition, user: AbstractBaseUser, name: str, accept_rules: bool = False
+) -> Team:
+    """Create a team with ``user`` in it. The web form requires ``accept_rules``; when given, the
+    acceptance is stored in the same transaction (teams made by scripts and tests may omit it)."""
     name = " ".join(name.split())
     if not name:
         raise ApplicationError("give the team a name")
@@ -20,12 +38,15 @@ def team_create(*, competition: Competition, user: AbstractBaseUser, name: str) 
         with transaction.atomic():
             team = Team.objects.create(competition=competition, name=name, created_by=user)
             Membership.objects.create(team=team, user=user, competition=competition)
+            if accept_rules:
+                rules_acceptance_record(team=team, user=user, action=RulesAcceptance.Action.CREATE)
     except IntegrityError:  # a concurrent request won the race for the name or the membership
         raise ApplicationError("that team name is taken, or you already joined a team") from None
     return team
 
 
-def team_join(*, team: Team, user: AbstractBaseUser) -> Membership:
+def team_join(*, team: Team, user: AbstractBaseUser, accept_rules: bool = False) -> Membership:
+    """Add ``user`` to ``team``; the acceptance of the rules, when given, is stored with the membership."""
     if team.is_baseline:
         raise ApplicationError("baseline entries cannot be joined")
     current = (
@@ -35,7 +56,10 @@ def team_join(*, team: Team, user: AbstractBaseUser) -> Membership:
         raise ApplicationError(f"you are already in the team {current.team.name!r} in this competition")
     try:
         with transaction.atomic():
-            return Membership.objects.create(team=team, user=user, competition=team.competition)
+            membership = Membership.objects.create(team=team, user=user, competition=team.competition)
+            if accept_rules:
+                rules_acceptance_record(team=team, user=user, action=RulesAcceptance.Action.JOIN)
+            return membership
     except IntegrityError:
         raise ApplicationError("you already joined a team in this competition") from None
 

@@ -21,7 +21,12 @@ def team_page(request, slug: str):
     if request.method == "POST" and team is None:
         try:
             if create_form.is_bound and create_form.is_valid():
-                team_create(competition=competition, user=request.user, name=create_form.cleaned_data["name"])
+                team_create(
+                    competition=competition,
+                    user=request.user,
+                    name=create_form.cleaned_data["name"],
+                    accept_rules=create_form.cleaned_data["accept_rules"],  # required by the form
+                )
                 messages.success(request, "Team created. Share the invite link with your team-mates.")
                 return redirect("team", slug=slug)
             if join_form.is_bound and join_form.is_valid():
@@ -45,7 +50,7 @@ def team_join_page(request, code: str):
         error = "Accept the competition rules and terms to join."
     elif request.method == "POST":
         try:
-            team_join(team=team, user=request.user)
+            team_join(team=team, user=request.user, accept_rules=True)  # checked just above
         except ApplicationError as exc:
             error = exc.message
         else:

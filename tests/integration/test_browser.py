@@ -4,9 +4,11 @@ import os
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from competitions.services import competition_load_recam
 from recam.submission import make_zip
+from teams.models import RulesAcceptance
 from tests.platform.helpers import independent_count
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -59,6 +61,8 @@ def test_sign_up_team_upload_and_read_the_leaderboard(
     page.check("#id_accept_rules")
     page.click("button[name=create]")
     page.wait_for_selector("#invite-link")
+    (accepted,) = RulesAcceptance.objects.filter(team__name="Abstract Owls")  # stored, not only checked
+    assert (accepted.username, accepted.rules_version) == ("ada", settings.RULES_VERSION)
 
     page.goto(f"{live_server.url}/c/{competition.slug}/submit/")
     page.select_option("#id_phase", label="Practice (dev sets)")
@@ -67,8 +71,11 @@ def test_sign_up_team_upload_and_read_the_leaderboard(
     page.click("#upload-button")
     page.wait_for_selector("#status.status-scored")  # the page polls the status JSON, then reloads
 
-    page.goto(f"{live_server.url}/c/{competition.slug}/leaderboard/practice/")
-    shown = page.locator("table[data-subtask='1'] tr:has-text('Abstract Owls') td.acc").inner_text()
+    page.click("#nav-leaderboard")  # the first phase that exists: practice here
+    page.wait_for_url(f"{live_server.url}/c/{competition.slug}/leaderboard/practice/")
+    row = page.locator("table[data-subtask='1'] tr:has-text('Abstract Owls')")
+    shown = row.locator("td.acc").inner_text()
+    assert row.locator("td.entries").inner_text() == "1"  # one scored submission in the phase
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "leaderboard-practice.png"), full_page=True)
     correct, total = independent_count(

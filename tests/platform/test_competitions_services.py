@@ -33,6 +33,24 @@ def test_load_recam_creates_phases_test_sets_and_dev_gold(competition, recam_dat
     assert not GoldAnswers.objects.filter(test_set=test1).exists()  # the test file has no labels
 
 
+def test_load_recam_limits_a_new_evaluation_phase_and_keeps_an_organizers_settings(
+    competition, recam_data_dir
+):
+    phases = {p.kind: p for p in competition.phases.all()}
+    evaluation = phases["evaluation"]
+    assert (evaluation.max_submissions_per_day, evaluation.max_submissions_total) == (3, 30)
+    for kind in ("practice", "post-evaluation"):  # dev labels are public; after the official results
+        assert (phases[kind].max_submissions_per_day, phases[kind].max_submissions_total) == (None, None)
+        assert phases[kind].ends_at is None
+    evaluation.max_submissions_per_day, evaluation.max_submissions_total = 5, None
+    evaluation.results_hidden = False
+    evaluation.save()
+    competition_load_recam(data_dir=recam_data_dir, slug=competition.slug)  # `make run` re-loads it
+    evaluation.refresh_from_db()
+    assert (evaluation.max_submissions_per_day, evaluation.max_submissions_total) == (5, None)
+    assert evaluation.results_hidden is False
+
+
 def test_load_recam_reports_and_skips_a_missing_file(db, recam_data_dir):
     report = competition_load_recam(data_dir=recam_data_dir, slug="recam-missing")
     missing = [m for m in report.messages if "is missing; skipped" in m]

@@ -153,7 +153,11 @@ def test_console_publish_freeze_and_bad_gold_message(competition, staff_client):
     page = staff_client.get(reverse("console_phase", args=[slug, "practice"]))
     assert page.status_code == 200
     assert b"Preview of the board" in page.content
-    assert b"unbounded-warning" in page.content  # recam_competition phases: open-ended, unlimited
+    assert b"unbounded-warning" in page.content  # recam_competition's practice: open-ended, unlimited
+    evaluation = staff_client.get(reverse("console_phase", args=[slug, "evaluation"]))
+    assert b"unbounded-warning" not in evaluation.content  # created with 3 a day, 30 in all
+    overview = staff_client.get(reverse("console_competition", args=[slug])).content.decode()
+    assert overview.count('class="badge status-failed unbounded"') == 2  # practice, post-evaluation
     response = staff_client.post(
         reverse("console_publish", args=[slug, "evaluation"]), {"publish": "1"}, follow=True
     )

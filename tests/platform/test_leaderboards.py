@@ -141,3 +141,60 @@ def test_leaderboard_page_costs_a_constant_number_of_queries(
         response = client.get(url)
     assert response.status_code == 200
     assert response.content.count(b'class="num acc"') == teams
+
+
+def test_entries_count_the_teams_scored_submissions_in_the_phase_on_page_and_exports(
+    phase, submit, client, django_assert_num_queries
+):
+    owls, bats = (TeamFactory(competition=phase.competition, name=n) for n in ("Owls", "Bats"))
+    submit(owls, 3)
+    submit(owls, 7)
+    submit(owls, 5, subtask=2)  # another test set: still an entry of the phase
+    failed = submit(owls, 9)
+    submission_mark_failed(submission=failed, reason="broken")  # no longer scored: not counted
+    submit(bats, 4)
+    rows = {row.team: row for row in _table(phase).rows}
+    assert (rows["Owls"].entries, rows["Bats"].entries) == (3, 1)
+    assert next(r for r in _table(phase, 2).rows if r.team == "Owls").entries == 3
+    url = reverse("leaderboard", args=[phase.competition.slug, phase.kind])
+    with django_assert_num_queries(PAGE_QUERIES):  # materialised on the row: no query per team
+        page = client.get(url).content.decode()
+    assert '<th class="num" title="scored submissions of the team in this phase">Entries</th>' in page
+    assert page.count('<td class="num entries">3</td>') == 2  # Owls in both tables
+    assert '<td class="num entries">1</td>' in page
+    csv_text = client.get(reverse("leaderboard_export", args=[phase.competition.slug, phase.kind, "csv"]))
+    header, *lines = csv_text.content.decode().splitlines()
+    column = header.split(",").index("entries")
+    assert sorted(line.split(",")[column] for line in lines) == ["1", "3", "3"]
+    exported = client.get(reverse("leaderboard_export", args=[phase.competition.slug, phase.kind, "json"]))
+    assert sorted(r["entries"] for r in exported.json()["rows"]) == [1, 3, 3]
+
+
+def test_the_leaderboard_link_goes_to_the_first_phase_that_exists(db, client):
+    competition = PhaseFactory(kind="evaluation", title="Evaluation", order=2).competition  # no practice
+    PhaseFactory(competition=competition, kind="post-evaluation", title="Post", order=3)
+    page = client.get(reverse("rules", args=[competition.slug])).content.decode()
+    link = reverse("leaderboard_index", args=[competition.slug])
+    assert f'href="{link}" id="nav-leaderboard"' in page
+    response = client.get(link, follow=True)
+    assert response.redirect_chain == [(reverse("leaderboard", args=[competition.slug, "evaluation"]), 302)]
+    assert response.status_code == 200
+    empty = PhaseFactory(kind="practice").competition
+    empty.phases.all().delete()
+    assert client.get(reverse("leaderboard_index", args=[empty.slug])).status_code == 404
+
+
+def test_the_migration_fills_entries_of_rows_written_before_it(phase, submit):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("leaderboards.migrations.0004_console2_entries")
+    owls = TeamFactory(competition=phase.competition, name="Owls")
+    submit(owls, 3)
+    submit(owls, 4, subtask=2)
+    submit(TeamFactory(competition=phase.competition, name="Bats"), 5)
+    LeaderboardEntry.objects.update(entries=None)  # as the rows were before the column existed
+    migration.fill_entries(apps, None)
+    filled = sorted(LeaderboardEntry.objects.values_list("team_name", "test_subtask", "entries"))
+    assert filled == [("Bats", 1, 1), ("Owls", 1, 2), ("Owls", 2, 2)]

@@ -67,6 +67,7 @@ def test_freeze_snapshots_counted_scores_scorer_and_gold_and_never_changes(
     submit(django_capture_on_commit_callbacks, phase, strong, 1)  # after the freeze: the snapshot stays
     (again,) = [t for t in official_tables(result=OfficialResult.objects.get()) if t.subtask == 1]
     assert [r.correct for r in again.rows] == [2, 9, 4]
+    assert [r.entries for r in again.rows] == [1, 2, 1]  # "Entries" as frozen, not the 3 of strong_1 now
 
 
 def test_latex_export_has_the_papers_layout(board):
