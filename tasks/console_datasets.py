@@ -44,7 +44,8 @@ def generate_dataset(job_id: int) -> str:
 
 def _candidates(job, folder: Path) -> None:
     from console.generation import job_progress
-    from datagen.pipeline import Settings, local_runner, run_candidates
+    from datagen.pipeline import Settings, local_runner
+    from datagen.shards import run_candidates
 
     values = job.settings
     config = Settings(

@@ -46,7 +46,11 @@ def test_xsum_pairs_to_a_loaded_phase_on_the_site(
     page.click("#generation-start")
     page.wait_for_selector("#job-progress")
     job = GenerationJob.objects.get()
-    page.wait_for_function("document.getElementById('job-status').textContent === 'running'", timeout=300_000)
+    page.wait_for_function(
+        "['running', 'failed'].includes(document.getElementById('job-status').textContent)", timeout=300_000
+    )
+    job.refresh_from_db()
+    assert job.status == "running", job.message  # a job that fails at once says why here
     page.screenshot(path=str(ARTIFACTS / "console-job-running.png"), full_page=True)
     page.click("#job-cancel")  # stops at the worker's next progress write (after the current shard)
     page.wait_for_selector("#job-resume", timeout=600_000)  # the page reloads when the job ends
