@@ -1,7 +1,7 @@
 """Per-question analytics of a closed phase: who got each question right, which options were picked, item fit.
 
 Pure (no Django). Input: a (teams x questions) matrix of chosen options (0-4, -1 for none) and the gold
-options. Libraries: ``scipy.stats.pointbiserialr`` for discrimination (item vs rest score); the 2-parameter IRT fit is
+options. Libraries: ``scipy.stats.pearsonr`` (vectorised point-biserial r) for discrimination (item vs rest score); the 2-parameter IRT fit is
 joint maximum likelihood as in ``girth.twopl_jml`` (same model, start, bounds, identification and stopping
 rule) with each conditional step solved for all items (or teams) at once by ``scipy.optimize`` L-BFGS-B
 with analytic gradients instead of one numeric-gradient SLSQP call per item; team abilities by
@@ -31,7 +31,7 @@ IRT_ITERATIONS = 25
 IRT_TOLERANCE = 1e-3
 DISCRIMINATION_BOUNDS = (0.25, 4.0)  # girth.twopl_jml's bounds
 DIFFICULTY_BOUNDS = ABILITY_BOUNDS = (-6.0, 6.0)
-IRT_METHOD = "2PL joint ML (girth.twopl_jml's rule, vectorised scipy L-BFGS-B steps) + girth.ability_map"
+IRT_METHOD = "2PL joint ML by girth.twopl_jml's rule, vectorised steps (Newton, bounded items by L-BFGS-B); girth.ability_map"
 
 
 @dataclass(frozen=True)
@@ -64,15 +64,17 @@ class Analytics:
 
 
 def _point_biserial(correct: np.ndarray) -> np.ndarray:
-    """Item-rest point-biserial r per question (nan where the item or the rest score does not vary)."""
-    totals = correct.sum(axis=1)
+    """Item-rest point-biserial r per question (nan where the item or the rest score does not vary).
+
+    The point-biserial r is Pearson's r with a 0/1 variable, so all questions go through one
+    vectorised ``scipy.stats.pearsonr(..., axis=0)`` (the same value as ``pointbiserialr`` per item).
+    """
+    item = correct.astype(float)
+    rest = item.sum(axis=1, keepdims=True) - item
     out = np.full(correct.shape[1], np.nan)
-    for q in range(correct.shape[1]):
-        item = correct[:, q]
-        rest = totals - item
-        if item.min() == item.max() or rest.min() == rest.max():
-            continue
-        out[q] = scipy_stats.pointbiserialr(item, rest).statistic
+    ok = (item.min(axis=0) != item.max(axis=0)) & (rest.min(axis=0) != rest.max(axis=0))
+    if ok.any():
+        out[ok] = scipy_stats.pearsonr(item[:, ok], rest[:, ok], axis=0).statistic
     return out
 
 

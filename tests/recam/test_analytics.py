@@ -91,3 +91,19 @@ def test_fit_2pl_agrees_with_girth_twopl_jml():
     for key in ("Difficulty", "Discrimination"):
         assert np.corrcoef(ours[key], theirs[key])[0, 1] >= 0.99
     assert np.median(np.abs(ours["Difficulty"] - theirs["Difficulty"])) < 0.05
+
+
+def test_vectorised_point_biserial_equals_scipy_per_item():
+    from scipy import stats
+
+    from recam.analytics import _point_biserial
+
+    rng = np.random.default_rng(7)
+    correct = (rng.random((40, 30)) < np.linspace(0.1, 0.9, 30)).astype(np.int8)
+    correct[:, 0] = 1  # does not vary: no r
+    got = _point_biserial(correct)
+    assert np.isnan(got[0])
+    totals = correct.sum(axis=1)
+    for q in range(1, 30):
+        expected = stats.pointbiserialr(correct[:, q], totals - correct[:, q]).statistic
+        assert got[q] == pytest.approx(expected)
