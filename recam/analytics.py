@@ -184,8 +184,9 @@ def fit_2pl(
     """2PL joint maximum likelihood of an (items x persons) 0/1 matrix, girth.twopl_jml's algorithm.
 
     Start: discrimination 1, girth's ``mml_approx`` difficulties, abilities 0; persons with all or none
-    right are left out of the fit (their JML ability is infinite), as girth does; alternate abilities
-    and items until no difficulty moves more than ``tolerance``. Returns girth's keys.
+    right are left out of the fit (their JML ability is infinite), as girth does (ValueError if fewer
+    than 2 remain); alternate abilities and items until no difficulty moves more than ``tolerance``.
+    Returns girth's keys.
     """
     from girth.utilities import mml_approx
 
@@ -193,6 +194,8 @@ def fit_2pl(
     a = np.ones(y.shape[0])
     b = np.asarray(mml_approx(y.astype(int), a), dtype=float)
     y = y[:, (y.sum(axis=0) > 0) & (y.sum(axis=0) < y.shape[0])]
+    if y.shape[1] < 2:  # the abilities cannot be standardised
+        raise ValueError("fewer than 2 teams with both right and wrong answers")
     theta = np.zeros(y.shape[1])
     for _ in range(max_iteration):
         previous = b.copy()
@@ -219,7 +222,11 @@ def _irt(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         data = correct[:, varied].T.astype(int)
-        fit = fit_2pl(data, max_iteration=max_iteration)
+        try:
+            fit = fit_2pl(data, max_iteration=max_iteration)
+        except ValueError as exc:
+            notes.append(f"IRT not fitted: {exc}")
+            return difficulty, discrimination, ability
         difficulty[varied], discrimination[varied] = fit["Difficulty"], fit["Discrimination"]
         ability[:] = girth.ability_map(data, fit["Difficulty"], fit["Discrimination"])
     return difficulty, discrimination, ability

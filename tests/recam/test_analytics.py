@@ -107,3 +107,12 @@ def test_vectorised_point_biserial_equals_scipy_per_item():
     for q in range(1, 30):
         expected = stats.pointbiserialr(correct[:, q], totals - correct[:, q]).statistic
         assert got[q] == pytest.approx(expected)
+
+
+def test_irt_not_fitted_when_fewer_than_two_teams_are_mixed():
+    """Teams with all or none right leave the JML fit (as in girth); one mixed team cannot be scaled."""
+    choices = np.array([[0, 0, 0], [0, 0, 1], [1, 1, 1]])  # all right, mixed, all wrong
+    result = analyse(choices=choices, gold=[0, 0, 0], teams=["a", "b", "c"], question_ids=[1, 2, 3])
+    assert any("IRT not fitted" in note for note in result.notes)
+    assert all(q.irt_difficulty is None for q in result.questions)
+    assert [q.share_correct for q in result.questions] == pytest.approx([2 / 3, 2 / 3, 1 / 3])
