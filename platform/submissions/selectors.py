@@ -3,10 +3,7 @@
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
-from competitions.models import Phase
-from leaderboards.counting import Candidate, counted_per_slot  # a documented exception (docs/architecture.md)
-from leaderboards.models import LeaderboardEntry  # a documented exception (docs/architecture.md)
-from submissions.models import Submission, SubmissionFile
+from submissions.models import Submission
 from submissions.queue import submission_queue_info
 from teams.models import Team
 
@@ -66,34 +63,6 @@ def _iso(value) -> str | None:
     return value.isoformat() if value else None
 
 
-def counted_submission_ids(*, phase, team: Team) -> set[int]:
-    """The team's submissions that count in the phase (one per leaderboard slot, see leaderboards.counting).
-
-    ``best``: the ones on the leaderboard (needs scores). ``last``/``selected``: decided among the valid,
-    non-failed submissions from their files, so a submission waiting for gold or for scoring already
-    shows "counted" (the board itself shows the counted one among the scored).
-    """
-    if phase.counted_policy == Phase.CountedPolicy.BEST:
-        pairs = LeaderboardEntry.objects.filter(phase=phase, team=team).values_list(
-            "submission_id", "cross_submission_id"
-        )
-        return {pk for pair in pairs for pk in pair if pk is not None}
-    files = SubmissionFile.objects.filter(submission__team=team, submission__phase=phase).exclude(
-        submission__status=Submission.Status.FAILED
-    )
-    candidates = [
-        Candidate(
-            submission_id=sid, slot=(subtask, subtask != trained), received_at=received, selected_at=sel
-        )
-        for sid, subtask, trained, received, sel in files.values_list(
-            "submission_id", "subtask", "trained_on", "submission__received_at", "submission__selected_at"
-        )
-    ]
-    return {
-        c.submission_id for c in counted_per_slot(policy=phase.counted_policy, candidates=candidates).values()
-    }
-
-
 def results_hidden_for(*, phase, user: AbstractBaseUser) -> bool:
     """Scores of a hidden phase are shown to organizers only, until the phase is published."""
     return bool(phase.results_hidden and not (user.is_authenticated and user.is_staff))
@@ -109,18 +78,6 @@ def submission_validity(*, submission: Submission) -> str:
         for f in submission.files.all()
     )
     return f"valid: {files}; sha256 {submission.sha256}"
-
-
-def counted_note(*, submission: Submission, counted_ids: set[int], hidden: bool) -> str:
-    """The sentence about counting shown next to a submission (never reveals a hidden ranking)."""
-    phase = submission.phase
-    if phase.counted_policy == "best" and hidden:
-        return "your best-scoring submission counts (results are hidden)"
-    if submission.pk in counted_ids:
-        subtasks = sorted({f.subtask for f in submission.files.all()})
-        which = " and ".join(f"Subtask {n}" for n in subtasks)
-        return f"this is your counted submission for {which}" if which else "this is your counted submission"
-    return ""
 
 
 def submission_duplicate_of_other_team(*, submission: Submission) -> bool:
