@@ -23,16 +23,15 @@ and for stage 2 the manifest of the adapted base).
 import json
 import math
 import random
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
 from baselines.device import pick_device
-from baselines.encoder import MANIFEST, questions_sha256
-from baselines.mlm_run import MaskedLMRun, texts_sha256
-from recam.metrics import SCORER_VERSION, accuracy
+from baselines.encoder import questions_sha256
+from baselines.finetune import MANIFEST, check_labelled, dev_metrics
+from baselines.mlm_run import start_masked_lm_run, texts_sha256
 from recam.records import NUM_OPTIONS, PLACEHOLDER, Question
 
 ENCODER_MLM_VERSION = "encoder-mlm-1.0"
@@ -120,7 +119,6 @@ def adapt_encoder(
 
     Saves an ``AutoModelForMaskedLM`` directory that ``train_encoder_mlm(model_dir=...)`` starts from.
     """
-    from tqdm import tqdm
 
     if not texts or seconds <= 0:
         raise ValueError("adapt_encoder: needs texts and seconds > 0")
@@ -132,7 +130,7 @@ def adapt_encoder(
         "batch_size": batch_size,
         "seed": seed,
     }
-    run = MaskedLMRun.start(
+    run = start_masked_lm_run(
         output_dir=output_dir,
         model_dir=model_dir,
         settings=settings,
@@ -145,23 +143,25 @@ def adapt_encoder(
         return run.finished
     chunks = adaptation_chunks(tokenizer=run.tokenizer, texts=texts)
     per_epoch = math.ceil(len(chunks) / batch_size)
+
+    def step_loss(step: int) -> torch.Tensor:
+        epoch, position = divmod(step, per_epoch)
+        order = list(range(len(chunks)))
+        random.Random(f"{seed}:adapt:{epoch}").shuffle(order)
+        rows = [chunks[i] for i in order[position * batch_size : (position + 1) * batch_size]]
+        generator = torch.Generator().manual_seed(seed * 1_000_003 + step)  # resumable masking
+        batch = mask_chunks(tokenizer=run.tokenizer, chunks=rows, generator=generator)
+        return run.model(**{k: v.to(run.device) for k, v in batch.items()}).loss
+
+    run.train(
+        step_loss=step_loss,
+        total_steps=None,
+        budget_s=seconds,
+        clip=False,
+        desc="adapt (MLM)",
+        progress=progress,
+    )
     state = run.state
-    started = time.monotonic() - state["elapsed"]
-    bar = tqdm(desc="adapt (MLM)", unit="step", initial=state["step"], disable=not progress)
-    with run.checkpointing():
-        while state["elapsed"] < seconds:
-            epoch, position = divmod(state["step"], per_epoch)
-            order = list(range(len(chunks)))
-            random.Random(f"{seed}:adapt:{epoch}").shuffle(order)
-            rows = [chunks[i] for i in order[position * batch_size : (position + 1) * batch_size]]
-            generator = torch.Generator().manual_seed(seed * 1_000_003 + state["step"])  # resumable masking
-            batch = mask_chunks(tokenizer=run.tokenizer, chunks=rows, generator=generator)
-            loss = run.model(**{k: v.to(run.device) for k, v in batch.items()}).loss
-            run.update(loss, clip=False)
-            state["elapsed"] = time.monotonic() - started
-            bar.update(1)
-            bar.set_postfix(loss=f"{sum(state['losses'][-50:]) / len(state['losses'][-50:]):.3f}")
-    bar.close()
     metrics = {
         "steps": state["step"],
         "epochs_done": round(state["step"] / per_epoch, 3),
@@ -192,10 +192,8 @@ def train_encoder_mlm(
     ``model_dir``: the encoder, or a directory saved by ``adapt_encoder``. ``time_budget_s`` bounds
     the training wall time (summed over resumed runs).
     """
-    from tqdm import tqdm
 
-    if not train or any(q.label is None for q in train):
-        raise ValueError("train_encoder_mlm: the training set is empty or has unlabelled questions")
+    check_labelled(name="train_encoder_mlm", train=train, dev=dev)
     settings = {
         "epochs": epochs,
         "max_length": max_length,
@@ -207,7 +205,7 @@ def train_encoder_mlm(
         "train_size": len(train),
         "dev_sha256": questions_sha256(dev) if dev else None,
     }
-    run = MaskedLMRun.start(
+    run = start_masked_lm_run(
         output_dir=output_dir,
         model_dir=model_dir,
         settings=settings,
@@ -218,29 +216,33 @@ def train_encoder_mlm(
     )
     if run.finished is not None:
         return run.finished
-    state = run.state
     per_epoch = math.ceil(len(train) / batch_size)
+
+    def step_loss(step: int) -> torch.Tensor:
+        epoch, position = divmod(step, per_epoch)
+        order = list(range(len(train)))
+        random.Random(f"{seed}:train:{epoch}").shuffle(order)
+        chunk = [train[i] for i in order[position * batch_size : (position + 1) * batch_size]]
+        scores = option_scores(
+            model=run.model,
+            tokenizer=run.tokenizer,
+            questions=chunk,
+            max_length=max_length,
+            device=run.device,
+        )
+        labels = torch.tensor([q.label for q in chunk], device=run.device)  # Shape: (batch,)
+        return torch.nn.functional.cross_entropy(scores, labels)
+
     total = max(1, math.ceil(epochs * per_epoch))
-    started = time.monotonic() - state["elapsed"]
-    bar = tqdm(total=total, initial=state["step"], desc="train (options)", disable=not progress)
-    with run.checkpointing():
-        while state["step"] < total and (time_budget_s is None or state["elapsed"] < time_budget_s):
-            epoch, position = divmod(state["step"], per_epoch)
-            order = list(range(len(train)))
-            random.Random(f"{seed}:train:{epoch}").shuffle(order)
-            chunk = [train[i] for i in order[position * batch_size : (position + 1) * batch_size]]
-            scores = option_scores(
-                model=run.model,
-                tokenizer=run.tokenizer,
-                questions=chunk,
-                max_length=max_length,
-                device=run.device,
-            )
-            labels = torch.tensor([q.label for q in chunk], device=run.device)  # Shape: (batch,)
-            run.update(torch.nn.functional.cross_entropy(scores, labels), clip=True)
-            state["elapsed"] = time.monotonic() - started
-            bar.update(1)
-    bar.close()
+    run.train(
+        step_loss=step_loss,
+        total_steps=total,
+        budget_s=time_budget_s,
+        clip=True,
+        desc="train (options)",
+        progress=progress,
+    )
+    state = run.state
     metrics: dict = {
         "steps": state["step"],
         "epochs_done": round(state["step"] / per_epoch, 3),
@@ -256,11 +258,7 @@ def train_encoder_mlm(
             device=run.device,
             progress=progress,
         )
-        predictions = probabilities.argmax(dim=-1).tolist()
-        metrics["dev_accuracy"] = accuracy(predictions=predictions, references=[q.label for q in dev])[
-            "accuracy"
-        ]
-        metrics["scorer_version"] = SCORER_VERSION
+        metrics |= dev_metrics(probabilities=probabilities, dev=dev)
     return run.finish(metrics)
 
 
