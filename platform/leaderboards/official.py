@@ -2,7 +2,7 @@
 
 from competitions.models import Phase, Subtask
 from leaderboards.models import OfficialResult, OfficialResultRow
-from leaderboards.selectors import LeaderboardRow, LeaderboardTable
+from leaderboards.selectors import LeaderboardRow, LeaderboardTable, shared_row_values
 
 
 def official_result_latest(*, phase: Phase) -> OfficialResult | None:
@@ -28,24 +28,11 @@ def _live_row(row: OfficialResultRow) -> LeaderboardRow:
     return LeaderboardRow(
         rank=row.rank,
         team=row.team_name,
-        is_baseline=row.is_baseline,
-        accuracy=row.accuracy,
-        correct=row.correct,
-        total=row.total,
-        submitted_at=row.submitted_at,
-        cross_accuracy=row.cross_accuracy,
-        cross_correct=row.cross_correct,
-        cross_total=row.cross_total,
+        **shared_row_values(row),
         system_name=row.system_name,
         submission_id=row.submission_id_frozen,
         submission_sha256=row.submission_sha256,
         cross_submission_id=row.cross_submission_id_frozen,
-        accuracy_lo=row.accuracy_lo,
-        accuracy_hi=row.accuracy_hi,
-        cross_accuracy_lo=row.cross_accuracy_lo,
-        cross_accuracy_hi=row.cross_accuracy_hi,
-        drop_lo=row.drop_lo,
-        drop_hi=row.drop_hi,
         rank_tied_with=tuple(row.rank_tied_with or ()),
         rank_test=row.rank_test,
     )

@@ -57,6 +57,34 @@ class LeaderboardRow:
         return self.accuracy - self.cross_accuracy
 
 
+# The statistics of a row (``leaderboards.intervals``), named alike on the board row and the stored rows.
+INTERVAL_FIELDS = (
+    "accuracy_lo",
+    "accuracy_hi",
+    "cross_accuracy_lo",
+    "cross_accuracy_hi",
+    "drop_lo",
+    "drop_hi",
+)
+# The fields a LeaderboardRow shares, by name, with the stored rows (LeaderboardEntry, OfficialResultRow).
+SHARED_ROW_FIELDS = (
+    "is_baseline",
+    "accuracy",
+    "correct",
+    "total",
+    "submitted_at",
+    "cross_accuracy",
+    "cross_correct",
+    "cross_total",
+    *INTERVAL_FIELDS,
+)
+
+
+def shared_row_values(row: object) -> dict:
+    """The SHARED_ROW_FIELDS of a board row, a stored entry or a frozen row, by name."""
+    return {name: getattr(row, name) for name in SHARED_ROW_FIELDS}
+
+
 @dataclass(frozen=True)
 class LeaderboardTable:
     subtask: int
@@ -120,20 +148,7 @@ def _row(entry: LeaderboardEntry, rank: int | None, with_submissions: bool = Fal
     return LeaderboardRow(
         rank=rank,
         team=entry.team_name,
-        is_baseline=entry.is_baseline,
-        accuracy=entry.accuracy,
-        correct=entry.correct,
-        total=entry.total,
-        submitted_at=entry.submitted_at,
-        cross_accuracy=entry.cross_accuracy,
-        cross_correct=entry.cross_correct,
-        cross_total=entry.cross_total,
-        accuracy_lo=entry.accuracy_lo,
-        accuracy_hi=entry.accuracy_hi,
-        cross_accuracy_lo=entry.cross_accuracy_lo,
-        cross_accuracy_hi=entry.cross_accuracy_hi,
-        drop_lo=entry.drop_lo,
-        drop_hi=entry.drop_hi,
+        **shared_row_values(entry),
         rank_tied_with=tuple(entry.rank_tied_with or ()) if rank is not None else (),
         rank_test=RANK_TEST if entry.stat_rank is not None and rank is not None else "",
         **extra,

@@ -11,7 +11,7 @@ from competitions.models import GoldAnswers, Phase
 from leaderboards.counting import Candidate, counted_per_slot
 from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry, OfficialResult, OfficialResultRow
-from leaderboards.selectors import LeaderboardRow, leaderboard_tables
+from leaderboards.selectors import LeaderboardRow, leaderboard_tables, shared_row_values
 from recam.metrics import SCORER_VERSION
 from submissions.models import Score, Submission
 from teams.factsheets import fact_sheet_is_complete
@@ -173,24 +173,11 @@ def _frozen_row(
         position=position,
         rank=row.rank,
         team_name=row.team,
-        is_baseline=row.is_baseline,
+        **shared_row_values(row),
         system_name=row.system_name,
         submission_id_frozen=row.submission_id,
         submission_sha256=row.submission_sha256,
-        accuracy=row.accuracy,
-        correct=row.correct,
-        total=row.total,
-        submitted_at=row.submitted_at,
         cross_submission_id_frozen=row.cross_submission_id,
-        cross_accuracy=row.cross_accuracy,
-        cross_correct=row.cross_correct,
-        cross_total=row.cross_total,
-        accuracy_lo=row.accuracy_lo,
-        accuracy_hi=row.accuracy_hi,
-        cross_accuracy_lo=row.cross_accuracy_lo,
-        cross_accuracy_hi=row.cross_accuracy_hi,
-        drop_lo=row.drop_lo,
-        drop_hi=row.drop_hi,
         rank_tied_with=list(row.rank_tied_with),
         rank_test=row.rank_test,
     )

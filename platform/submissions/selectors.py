@@ -1,8 +1,11 @@
 """Reads: a team's submissions and one submission, only for its members and organizers."""
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import QuerySet, prefetch_related_objects
 
+from competitions.selectors import phase_expected_ids
+from recam.submission import Limits, ParsedSubmission, parse_submission
 from submissions.models import Submission
 from submissions.queue import submission_queue_info
 from teams.models import Team
@@ -87,4 +90,21 @@ def submission_duplicate_of_other_team(*, submission: Submission) -> bool:
         .exclude(team_id=submission.team_id)
         .filter(received_at__lte=submission.received_at)
         .exists()
+    )
+
+
+def submission_parse_stored(*, submission: Submission) -> ParsedSubmission:
+    """The stored file parsed again (it is what the sha256 names); the phase's test sets are prefetched.
+
+    Raises ``SubmissionError`` if the stored file does not parse (e.g. the test ids changed since).
+    """
+    phase = submission.phase
+    prefetch_related_objects([phase], "test_sets")  # one query serves the ids and the gold look-up
+    with submission.file.open("rb") as handle:
+        data = handle.read()
+    return parse_submission(
+        data=data,
+        filename=submission.original_filename,
+        expected_ids=phase_expected_ids(phase=phase),
+        limits=Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data))),
     )

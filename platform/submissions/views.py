@@ -30,15 +30,17 @@ from submissions.selectors import (
 )
 from submissions.services import submission_create, submission_select
 from teams.selectors import team_for_user
+from teams.views import member_team_or_redirect
 
 
 @login_required
 def submit(request, slug: str):
     competition = competition_or_404(slug)
-    team = team_for_user(competition=competition, user=request.user)
-    if team is None:
-        messages.info(request, "Create or join a team before you submit.")
-        return redirect("team", slug=slug)
+    team, refusal = member_team_or_redirect(
+        request, competition=competition, message="Create or join a team before you submit."
+    )
+    if refusal is not None:
+        return refusal
     form = SubmissionForm(request.POST or None, request.FILES or None, competition=competition)
     problems = []
     if request.method == "POST" and form.is_valid():
