@@ -31,46 +31,29 @@ import torch
 from baselines.device import pick_device
 from baselines.encoder import questions_sha256
 from baselines.finetune import MANIFEST, check_labelled, dev_metrics
-from baselines.mlm_run import start_masked_lm_run, texts_sha256
+from baselines.mlm_run import (
+    CHUNK,
+    MASK_PROBABILITY,
+    adaptation_chunks,
+    mask_chunks,
+    start_masked_lm_run,
+    texts_sha256,
+)
 from recam.records import NUM_OPTIONS, PLACEHOLDER, Question
 
 ENCODER_MLM_VERSION = "encoder-mlm-1.0"
 ADAPTED_VERSION = "encoder-mlm-adapted-1.0"
-CHUNK = 128  # word pieces per adaptation sequence
-MASK_PROBABILITY = 0.15
-
-
-def adaptation_chunks(*, tokenizer, texts: Sequence[str], length: int = CHUNK) -> list[list[int]]:
-    """Texts cut into ``[CLS] ... [SEP]`` sequences of at most ``length`` pieces (short tails dropped)."""
-    body = length - 2
-    chunks = []
-    for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]:
-        for start in range(0, len(ids), body):
-            piece = ids[start : start + body]
-            if len(piece) >= 16:
-                chunks.append([tokenizer.cls_token_id, *piece, tokenizer.sep_token_id])
-    return chunks
-
-
-def mask_chunks(
-    *, tokenizer, chunks: Sequence[list[int]], generator: torch.Generator
-) -> dict[str, torch.Tensor]:
-    """A padded MLM batch: 15% of the non-special pieces replaced by ``[MASK]`` and predicted."""
-    width = max(len(c) for c in chunks)
-    ids = torch.full((len(chunks), width), tokenizer.pad_token_id)  # Shape: (batch, width)
-    attention = torch.zeros_like(ids)
-    for row, chunk in enumerate(chunks):
-        ids[row, : len(chunk)] = torch.tensor(chunk)
-        attention[row, : len(chunk)] = 1
-    special = torch.tensor(sorted(set(tokenizer.all_special_ids)))
-    maskable = (attention == 1) & ~torch.isin(ids, special)
-    chosen = maskable & (torch.rand(ids.shape, generator=generator) < MASK_PROBABILITY)
-    labels = torch.where(chosen, ids, torch.full_like(ids, -100))  # -100: not predicted
-    return {
-        "input_ids": ids.masked_fill(chosen, tokenizer.mask_token_id),
-        "attention_mask": attention,
-        "labels": labels,
-    }
+__all__ = [  # the adaptation data (chunks, masking) lives in baselines.mlm_run; importable from here
+    "CHUNK",
+    "MASK_PROBABILITY",
+    "adapt_encoder",
+    "adaptation_chunks",
+    "encoder_mlm_probabilities",
+    "is_encoder_mlm",
+    "mask_chunks",
+    "option_scores",
+    "train_encoder_mlm",
+]
 
 
 def option_scores(

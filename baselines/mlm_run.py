@@ -1,4 +1,5 @@
-"""Masked-language-model runs (both stages of baselines/encoder_mlm.py) on the shared loop of baselines/finetune.py.
+"""Masked-LM runs (both stages of baselines/encoder_mlm.py) on the shared loop of baselines/finetune.py, and
+the adaptation data: texts cut into chunks, 15% of their pieces masked.
 
 ``start_masked_lm_run`` opens a ``FineTuneRun`` of an ``AutoModelForMaskedLM``; its settings record the
 base model and, for a base saved by ``adapt_encoder``, that base's manifest (provenance).
@@ -9,7 +10,45 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+import torch
+
 from baselines.finetune import MANIFEST, FineTuneRun, base_model_dir
+
+CHUNK = 128  # word pieces per adaptation sequence
+MASK_PROBABILITY = 0.15
+
+
+def adaptation_chunks(*, tokenizer, texts: Sequence[str], length: int = CHUNK) -> list[list[int]]:
+    """Texts cut into ``[CLS] ... [SEP]`` sequences of at most ``length`` pieces (short tails dropped)."""
+    body = length - 2
+    chunks = []
+    for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]:
+        for start in range(0, len(ids), body):
+            piece = ids[start : start + body]
+            if len(piece) >= 16:
+                chunks.append([tokenizer.cls_token_id, *piece, tokenizer.sep_token_id])
+    return chunks
+
+
+def mask_chunks(
+    *, tokenizer, chunks: Sequence[list[int]], generator: torch.Generator
+) -> dict[str, torch.Tensor]:
+    """A padded MLM batch: 15% of the non-special pieces replaced by ``[MASK]`` and predicted."""
+    width = max(len(c) for c in chunks)
+    ids = torch.full((len(chunks), width), tokenizer.pad_token_id)  # Shape: (batch, width)
+    attention = torch.zeros_like(ids)
+    for row, chunk in enumerate(chunks):
+        ids[row, : len(chunk)] = torch.tensor(chunk)
+        attention[row, : len(chunk)] = 1
+    special = torch.tensor(sorted(set(tokenizer.all_special_ids)))
+    maskable = (attention == 1) & ~torch.isin(ids, special)
+    chosen = maskable & (torch.rand(ids.shape, generator=generator) < MASK_PROBABILITY)
+    labels = torch.where(chosen, ids, torch.full_like(ids, -100))  # -100: not predicted
+    return {
+        "input_ids": ids.masked_fill(chosen, tokenizer.mask_token_id),
+        "attention_mask": attention,
+        "labels": labels,
+    }
 
 
 def load_masked_lm(model_dir: Path, device: str) -> tuple:
