@@ -1,4 +1,5 @@
-"""Submission quotas per team per phase (per UTC day and in total), reserved atomically.
+"""What an upload must fit: the phase's window, and the quotas per team per phase (per UTC day and in
+total), reserved atomically.
 
 The reservation takes a per-(team, phase) lock with a conditional UPDATE as the first statement of the
 upload's transaction: PostgreSQL locks that row until the commit, SQLite takes its write lock. Under
@@ -52,6 +53,20 @@ class QuotaStatus:
             "total_left": self.total_left,
             "resets_at": self.resets_at.isoformat(),
         }
+
+
+def upload_window_check(*, phase: Phase, at: dt.datetime) -> None:
+    """Refuse an upload outside the phase's window (organizers' forced uploads skip this)."""
+    if at < phase.starts_at:
+        raise ApplicationError(
+            f"the {phase.title} phase is not open for submissions: it opens at "
+            f"{phase.starts_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+    if phase.ends_at is not None and at >= phase.ends_at:
+        raise ApplicationError(
+            f"the {phase.title} phase is not open for submissions: it closed at "
+            f"{phase.ends_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
+        )
 
 
 def utc_day_start(*, at: dt.datetime) -> dt.datetime:

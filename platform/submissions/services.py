@@ -19,7 +19,7 @@ from competitions.services import gold_load_file
 from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission, SubmissionFile, TeamPhaseQuota
-from submissions.quotas import quota_reserve
+from submissions.quotas import quota_reserve, upload_window_check
 from submissions.reaper import ReapReport, infrastructure_failure_reason, stuck_filter
 from submissions.signals import team_results_changed
 from teams.models import Team
@@ -77,7 +77,7 @@ def submission_create(
         raise ApplicationError(f"the team {team.name!r} is not in this competition")
     now = timezone.now()
     if not force:
-        _check_window(phase=phase, at=now)
+        upload_window_check(phase=phase, at=now)
     parsed = submission_validate(phase=phase, filename=filename, data=data, size=size)
     trained = {f.subtask: (trained_on or {}).get(f.subtask, f.subtask) for f in parsed.files}
     if any(value not in (1, 2) for value in trained.values()):
@@ -174,19 +174,6 @@ def _cached(queryset: QuerySet, rows: list) -> QuerySet:
     queryset._result_cache = list(rows)
     queryset._prefetch_done = True
     return queryset
-
-
-def _check_window(*, phase: Phase, at: dt.datetime) -> None:
-    if at < phase.starts_at:
-        raise ApplicationError(
-            f"the {phase.title} phase is not open for submissions: it opens at "
-            f"{phase.starts_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
-        )
-    if phase.ends_at is not None and at >= phase.ends_at:
-        raise ApplicationError(
-            f"the {phase.title} phase is not open for submissions: it closed at "
-            f"{phase.ends_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
-        )
 
 
 def submission_select(*, submission: Submission, at: dt.datetime | None = None) -> Submission:
