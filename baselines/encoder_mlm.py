@@ -23,55 +23,37 @@ and for stage 2 the manifest of the adapted base).
 import json
 import math
 import random
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
 from baselines.device import pick_device
-from baselines.encoder import MANIFEST, questions_sha256
-from baselines.mlm_run import MaskedLMRun, texts_sha256
-from recam.metrics import SCORER_VERSION, accuracy
+from baselines.encoder import questions_sha256
+from baselines.finetune import MANIFEST, check_labelled, dev_metrics
+from baselines.mlm_run import (
+    CHUNK,
+    MASK_PROBABILITY,
+    adaptation_chunks,
+    mask_chunks,
+    start_masked_lm_run,
+    texts_sha256,
+)
 from recam.records import NUM_OPTIONS, PLACEHOLDER, Question
 
 ENCODER_MLM_VERSION = "encoder-mlm-1.0"
 ADAPTED_VERSION = "encoder-mlm-adapted-1.0"
-CHUNK = 128  # word pieces per adaptation sequence
-MASK_PROBABILITY = 0.15
-
-
-def adaptation_chunks(*, tokenizer, texts: Sequence[str], length: int = CHUNK) -> list[list[int]]:
-    """Texts cut into ``[CLS] ... [SEP]`` sequences of at most ``length`` pieces (short tails dropped)."""
-    body = length - 2
-    chunks = []
-    for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]:
-        for start in range(0, len(ids), body):
-            piece = ids[start : start + body]
-            if len(piece) >= 16:
-                chunks.append([tokenizer.cls_token_id, *piece, tokenizer.sep_token_id])
-    return chunks
-
-
-def mask_chunks(
-    *, tokenizer, chunks: Sequence[list[int]], generator: torch.Generator
-) -> dict[str, torch.Tensor]:
-    """A padded MLM batch: 15% of the non-special pieces replaced by ``[MASK]`` and predicted."""
-    width = max(len(c) for c in chunks)
-    ids = torch.full((len(chunks), width), tokenizer.pad_token_id)  # Shape: (batch, width)
-    attention = torch.zeros_like(ids)
-    for row, chunk in enumerate(chunks):
-        ids[row, : len(chunk)] = torch.tensor(chunk)
-        attention[row, : len(chunk)] = 1
-    special = torch.tensor(sorted(set(tokenizer.all_special_ids)))
-    maskable = (attention == 1) & ~torch.isin(ids, special)
-    chosen = maskable & (torch.rand(ids.shape, generator=generator) < MASK_PROBABILITY)
-    labels = torch.where(chosen, ids, torch.full_like(ids, -100))  # -100: not predicted
-    return {
-        "input_ids": ids.masked_fill(chosen, tokenizer.mask_token_id),
-        "attention_mask": attention,
-        "labels": labels,
-    }
+__all__ = [  # the adaptation data (chunks, masking) lives in baselines.mlm_run; importable from here
+    "CHUNK",
+    "MASK_PROBABILITY",
+    "adapt_encoder",
+    "adaptation_chunks",
+    "encoder_mlm_probabilities",
+    "is_encoder_mlm",
+    "mask_chunks",
+    "option_scores",
+    "train_encoder_mlm",
+]
 
 
 def option_scores(
@@ -120,7 +102,6 @@ def adapt_encoder(
 
     Saves an ``AutoModelForMaskedLM`` directory that ``train_encoder_mlm(model_dir=...)`` starts from.
     """
-    from tqdm import tqdm
 
     if not texts or seconds <= 0:
         raise ValueError("adapt_encoder: needs texts and seconds > 0")
@@ -132,7 +113,7 @@ def adapt_encoder(
         "batch_size": batch_size,
         "seed": seed,
     }
-    run = MaskedLMRun.start(
+    run = start_masked_lm_run(
         output_dir=output_dir,
         model_dir=model_dir,
         settings=settings,
@@ -145,23 +126,25 @@ def adapt_encoder(
         return run.finished
     chunks = adaptation_chunks(tokenizer=run.tokenizer, texts=texts)
     per_epoch = math.ceil(len(chunks) / batch_size)
+
+    def step_loss(step: int) -> torch.Tensor:
+        epoch, position = divmod(step, per_epoch)
+        order = list(range(len(chunks)))
+        random.Random(f"{seed}:adapt:{epoch}").shuffle(order)
+        rows = [chunks[i] for i in order[position * batch_size : (position + 1) * batch_size]]
+        generator = torch.Generator().manual_seed(seed * 1_000_003 + step)  # resumable masking
+        batch = mask_chunks(tokenizer=run.tokenizer, chunks=rows, generator=generator)
+        return run.model(**{k: v.to(run.device) for k, v in batch.items()}).loss
+
+    run.train(
+        step_loss=step_loss,
+        total_steps=None,
+        budget_s=seconds,
+        clip=False,
+        desc="adapt (MLM)",
+        progress=progress,
+    )
     state = run.state
-    started = time.monotonic() - state["elapsed"]
-    bar = tqdm(desc="adapt (MLM)", unit="step", initial=state["step"], disable=not progress)
-    with run.checkpointing():
-        while state["elapsed"] < seconds:
-            epoch, position = divmod(state["step"], per_epoch)
-            order = list(range(len(chunks)))
-            random.Random(f"{seed}:adapt:{epoch}").shuffle(order)
-            rows = [chunks[i] for i in order[position * batch_size : (position + 1) * batch_size]]
-            generator = torch.Generator().manual_seed(seed * 1_000_003 + state["step"])  # resumable masking
-            batch = mask_chunks(tokenizer=run.tokenizer, chunks=rows, generator=generator)
-            loss = run.model(**{k: v.to(run.device) for k, v in batch.items()}).loss
-            run.update(loss, clip=False)
-            state["elapsed"] = time.monotonic() - started
-            bar.update(1)
-            bar.set_postfix(loss=f"{sum(state['losses'][-50:]) / len(state['losses'][-50:]):.3f}")
-    bar.close()
     metrics = {
         "steps": state["step"],
         "epochs_done": round(state["step"] / per_epoch, 3),
@@ -192,10 +175,8 @@ def train_encoder_mlm(
     ``model_dir``: the encoder, or a directory saved by ``adapt_encoder``. ``time_budget_s`` bounds
     the training wall time (summed over resumed runs).
     """
-    from tqdm import tqdm
 
-    if not train or any(q.label is None for q in train):
-        raise ValueError("train_encoder_mlm: the training set is empty or has unlabelled questions")
+    check_labelled(name="train_encoder_mlm", train=train, dev=dev)
     settings = {
         "epochs": epochs,
         "max_length": max_length,
@@ -207,7 +188,7 @@ def train_encoder_mlm(
         "train_size": len(train),
         "dev_sha256": questions_sha256(dev) if dev else None,
     }
-    run = MaskedLMRun.start(
+    run = start_masked_lm_run(
         output_dir=output_dir,
         model_dir=model_dir,
         settings=settings,
@@ -218,29 +199,33 @@ def train_encoder_mlm(
     )
     if run.finished is not None:
         return run.finished
-    state = run.state
     per_epoch = math.ceil(len(train) / batch_size)
+
+    def step_loss(step: int) -> torch.Tensor:
+        epoch, position = divmod(step, per_epoch)
+        order = list(range(len(train)))
+        random.Random(f"{seed}:train:{epoch}").shuffle(order)
+        chunk = [train[i] for i in order[position * batch_size : (position + 1) * batch_size]]
+        scores = option_scores(
+            model=run.model,
+            tokenizer=run.tokenizer,
+            questions=chunk,
+            max_length=max_length,
+            device=run.device,
+        )
+        labels = torch.tensor([q.label for q in chunk], device=run.device)  # Shape: (batch,)
+        return torch.nn.functional.cross_entropy(scores, labels)
+
     total = max(1, math.ceil(epochs * per_epoch))
-    started = time.monotonic() - state["elapsed"]
-    bar = tqdm(total=total, initial=state["step"], desc="train (options)", disable=not progress)
-    with run.checkpointing():
-        while state["step"] < total and (time_budget_s is None or state["elapsed"] < time_budget_s):
-            epoch, position = divmod(state["step"], per_epoch)
-            order = list(range(len(train)))
-            random.Random(f"{seed}:train:{epoch}").shuffle(order)
-            chunk = [train[i] for i in order[position * batch_size : (position + 1) * batch_size]]
-            scores = option_scores(
-                model=run.model,
-                tokenizer=run.tokenizer,
-                questions=chunk,
-                max_length=max_length,
-                device=run.device,
-            )
-            labels = torch.tensor([q.label for q in chunk], device=run.device)  # Shape: (batch,)
-            run.update(torch.nn.functional.cross_entropy(scores, labels), clip=True)
-            state["elapsed"] = time.monotonic() - started
-            bar.update(1)
-    bar.close()
+    run.train(
+        step_loss=step_loss,
+        total_steps=total,
+        budget_s=time_budget_s,
+        clip=True,
+        desc="train (options)",
+        progress=progress,
+    )
+    state = run.state
     metrics: dict = {
         "steps": state["step"],
         "epochs_done": round(state["step"] / per_epoch, 3),
@@ -256,11 +241,7 @@ def train_encoder_mlm(
             device=run.device,
             progress=progress,
         )
-        predictions = probabilities.argmax(dim=-1).tolist()
-        metrics["dev_accuracy"] = accuracy(predictions=predictions, references=[q.label for q in dev])[
-            "accuracy"
-        ]
-        metrics["scorer_version"] = SCORER_VERSION
+        metrics |= dev_metrics(probabilities=probabilities, dev=dev)
     return run.finish(metrics)
 
 

@@ -5,14 +5,8 @@ from pathlib import Path
 
 import click
 
+from baselines.cli_common import read_questions
 from baselines.commands import read_files, training_questions
-
-
-def _read(paths, *, labels: bool):
-    try:
-        return read_files(paths, labels=labels)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
 
 
 def train_lm(
@@ -89,7 +83,7 @@ def lm_variants(input_file, output, limit, lm_model, device, threads):
     from baselines.lm_scorer import load_causal_lm
     from baselines.lm_variants import score_variants, summarise
 
-    questions = _read((input_file,), labels=True)[:limit]
+    questions = read_questions((input_file,), labels=True)[:limit]
     try:
         lm = load_causal_lm(model_path=lm_model, device=device, threads=threads)
     except (ValueError, FileNotFoundError) as exc:

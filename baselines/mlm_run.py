@@ -1,121 +1,76 @@
-"""A resumable fine-tuning run of an ``AutoModelForMaskedLM`` (both stages of baselines/encoder_mlm.py).
+"""Masked-LM runs (both stages of baselines/encoder_mlm.py) on the shared loop of baselines/finetune.py, and
+the adaptation data: texts cut into chunks, 15% of their pieces masked.
 
-The run lives in ``output_dir``: ``checkpoint.pt`` (model, optimiser, step, elapsed time, losses)
-written every few minutes and on interruption, then the saved model, tokenizer and ``manifest.json``.
-The settings identify the run: the same call resumes it, or returns a finished run's metrics; other
-settings pointed at the same directory are refused.
+``start_masked_lm_run`` opens a ``FineTuneRun`` of an ``AutoModelForMaskedLM``; its settings record the
+base model and, for a base saved by ``adapt_encoder``, that base's manifest (provenance).
 """
 
 import hashlib
 import json
-import time
 from collections.abc import Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import torch
 
-from baselines.device import pick_device
-from baselines.encoder import (
-    CHECKPOINT,
-    CHECKPOINT_EVERY_S,
-    MANIFEST,
-    _save_checkpoint,
-    _seed_everything,
-    _versions,
-)
+from baselines.finetune import MANIFEST, FineTuneRun, base_model_dir
+
+CHUNK = 128  # word pieces per adaptation sequence
+MASK_PROBABILITY = 0.15
 
 
-class MaskedLMRun:
-    """A resumable training run in ``output_dir``: model, optimiser, state; checkpoint; manifest."""
+def adaptation_chunks(*, tokenizer, texts: Sequence[str], length: int = CHUNK) -> list[list[int]]:
+    """Texts cut into ``[CLS] ... [SEP]`` sequences of at most ``length`` pieces (short tails dropped)."""
+    body = length - 2
+    chunks = []
+    for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]:
+        for start in range(0, len(ids), body):
+            piece = ids[start : start + body]
+            if len(piece) >= 16:
+                chunks.append([tokenizer.cls_token_id, *piece, tokenizer.sep_token_id])
+    return chunks
 
-    @classmethod
-    def start(cls, *, output_dir, model_dir, settings, device, seed, kind, lr) -> "MaskedLMRun":
-        from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-        from lexicon.resources import encoder_model_dir
+def mask_chunks(
+    *, tokenizer, chunks: Sequence[list[int]], generator: torch.Generator
+) -> dict[str, torch.Tensor]:
+    """A padded MLM batch: 15% of the non-special pieces replaced by ``[MASK]`` and predicted."""
+    width = max(len(c) for c in chunks)
+    ids = torch.full((len(chunks), width), tokenizer.pad_token_id)  # Shape: (batch, width)
+    attention = torch.zeros_like(ids)
+    for row, chunk in enumerate(chunks):
+        ids[row, : len(chunk)] = torch.tensor(chunk)
+        attention[row, : len(chunk)] = 1
+    special = torch.tensor(sorted(set(tokenizer.all_special_ids)))
+    maskable = (attention == 1) & ~torch.isin(ids, special)
+    chosen = maskable & (torch.rand(ids.shape, generator=generator) < MASK_PROBABILITY)
+    labels = torch.where(chosen, ids, torch.full_like(ids, -100))  # -100: not predicted
+    return {
+        "input_ids": ids.masked_fill(chosen, tokenizer.mask_token_id),
+        "attention_mask": attention,
+        "labels": labels,
+    }
 
-        run = cls()
-        run.output_dir = Path(output_dir)
-        run.output_dir.mkdir(parents=True, exist_ok=True)
-        base_dir = Path(model_dir) if model_dir is not None else encoder_model_dir()
-        run.kind = kind
-        run.settings = {**settings, "base_model": str(base_dir), "base_manifest": _manifest_of(base_dir)}
-        run.finished = None
-        manifest_path = run.output_dir / MANIFEST
-        if manifest_path.is_file():
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-            if manifest.get("settings") == run.settings:
-                run.finished = manifest["metrics"]  # this exact run is already finished
-                return run
-            raise ValueError(
-                f"{manifest_path}: holds a finished run with other inputs or settings; use a new --output"
-            )
-        _seed_everything(seed)
-        run.device = pick_device(device)
-        run.tokenizer = AutoTokenizer.from_pretrained(base_dir)
-        run.model = AutoModelForMaskedLM.from_pretrained(base_dir).to(run.device)
-        run.model.train()
-        run.optimizer = torch.optim.AdamW(run.model.parameters(), lr=lr, weight_decay=0.01)
-        run.state = {"step": 0, "elapsed": 0.0, "losses": []}
-        run.checkpoint_path = run.output_dir / CHECKPOINT
-        if run.checkpoint_path.is_file():
-            saved = torch.load(run.checkpoint_path, map_location=run.device, weights_only=False)
-            if saved["settings"] != run.settings:
-                raise ValueError(
-                    f"{run.checkpoint_path}: a checkpoint of other inputs or settings; use a new --output"
-                )
-            run.model.load_state_dict(saved["model"])
-            run.optimizer.load_state_dict(saved["optimizer"])
-            run.state = saved["state"]
-        run.last_save = time.monotonic()
-        return run
 
-    def update(self, loss: torch.Tensor, *, clip: bool) -> None:
-        loss.backward()
-        if clip:
-            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-        self.optimizer.step()
-        self.optimizer.zero_grad()
-        self.state["step"] += 1
-        self.state["losses"].append(round(loss.item(), 5))
-        if time.monotonic() - self.last_save >= CHECKPOINT_EVERY_S:
-            self.save_checkpoint()
+def load_masked_lm(model_dir: Path, device: str) -> tuple:
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    def save_checkpoint(self) -> None:
-        _save_checkpoint(
-            self.checkpoint_path,
-            {
-                "settings": self.settings,
-                "model": self.model.state_dict(),
-                "optimizer": self.optimizer.state_dict(),
-                "state": self.state,
-            },
-        )
-        self.last_save = time.monotonic()
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    return tokenizer, AutoModelForMaskedLM.from_pretrained(model_dir).to(device)
 
-    @contextmanager
-    def checkpointing(self):
-        try:
-            yield
-        except BaseException:
-            self.save_checkpoint()  # Ctrl-C or an error: the same call resumes from here
-            raise
-        self.save_checkpoint()
 
-    def finish(self, metrics: dict) -> dict:
-        self.model.save_pretrained(self.output_dir)
-        self.tokenizer.save_pretrained(self.output_dir)
-        manifest = {
-            "baseline": self.kind,
-            "versions": _versions(),
-            "device": self.device,
-            "settings": self.settings,
-            "metrics": metrics,
-        }
-        (self.output_dir / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-        self.checkpoint_path.unlink()
-        return metrics
+def start_masked_lm_run(*, output_dir, model_dir, settings, device, seed, kind, lr) -> FineTuneRun:
+    """A resumable masked-LM run in ``output_dir`` (or the metrics of the finished identical run)."""
+    base_dir = base_model_dir(model_dir)
+    return FineTuneRun.start(
+        output_dir=output_dir,
+        base_dir=base_dir,
+        settings={**settings, "base_model": str(base_dir), "base_manifest": _manifest_of(base_dir)},
+        device=device,
+        seed=seed,
+        kind=kind,
+        lr=lr,
+        load=load_masked_lm,
+    )
 
 
 def _manifest_of(model_dir: Path) -> dict | None:

@@ -70,12 +70,7 @@ def run_serve(
             load(url=url, seconds=1.0, processes=1, threads=workers)
         measured = {name: load(url=url, seconds=seconds) for name, url in urls.items()}
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_servers([server])
         log.close()
     rows = [{"endpoint": name, **{k: v for k, v in m.items() if k != "url"}} for name, m in measured.items()]
     return {
@@ -90,3 +85,15 @@ def run_serve(
         "target_requests_per_s": 200,
         "rows": rows,
     }
+
+
+def stop_servers(servers: list[subprocess.Popen]) -> None:
+    """SIGTERM every server at once, then wait for each (killed after 30 s)."""
+    for server in servers:
+        server.send_signal(signal.SIGTERM)
+    for server in servers:
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

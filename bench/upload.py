@@ -15,7 +15,6 @@ BENCH_WEB_THREADS, BENCH_WORKER_POOL, BENCH_WORKER_CONCURRENCY, BENCH_POLL_FIRST
 """
 
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -26,7 +25,7 @@ import requests
 
 from bench.django_env import BENCH_DIR, ROOT, setup_django
 from bench.floor import make_floor_input, percentile, run_floor
-from bench.serve import _free_port, _wait_ready
+from bench.serve import _free_port, _wait_ready, stop_servers
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/recam_bench"
 SLUG = "recam-bench-upload"
@@ -259,14 +258,7 @@ def run_upload(
         _measure(base, tokens[:1], data, 3, roots, name)  # warm-up: imports, connections, the first task
         rows = [_measure(base, tokens[:c], data, max(1, uploads // c), roots, name) for c in concurrency]
     finally:
-        for server in servers:
-            server.send_signal(signal.SIGTERM)
-        for server in servers:
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+        stop_servers(servers)
         log.close()
     by_teams = {r["teams"]: r for r in rows}
     return {

@@ -5,70 +5,48 @@ one ``id,label`` line per test question, label an integer 0-4. A bare ``subtask1
 ``subtask2.csv`` is accepted too. CRLF line endings are fine.
 
 Only this module's :class:`SubmissionError` (a ``ValueError``) leaves :func:`parse_submission`;
-whatever the bytes, nothing else is raised.
+whatever the bytes, nothing else is raised. The types live in ``recam.submission_types``, the zip
+reader in ``recam.submission_zip``; the types are importable from here as before.
 """
 
 import hashlib
 import io
 import re
 import zipfile
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping
 from pathlib import Path, PurePosixPath
 
-SUBMISSION_FILES = {"subtask1.csv": 1, "subtask2.csv": 2}
+from recam.submission_types import (
+    SUBMISSION_FILES,
+    Limits,
+    ParsedSubmission,
+    PredictionFile,
+    Problem,
+    SubmissionError,
+    size_text,
+)
+from recam.submission_zip import read_zip
+
 NUM_OPTIONS = 5
-_IGNORED_ZIP_ENTRIES = ("__MACOSX/",)
-_IGNORED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 _INT = re.compile(r"^[+-]?\d+$")
 # Ids and labels are small integers; a longer digit string is refused before int() sees it (Python
 # refuses to convert strings of more than 4,300 digits, and no id needs more than 18).
 MAX_DIGITS = 18
+DEFAULT_LIMITS = Limits()
 
-
-@dataclass(frozen=True)
-class Limits:
-    max_bytes: int = 10 * 1024 * 1024  # the upload itself
-    max_entries: int = 100  # entries in a zip
-    max_uncompressed_bytes: int = 50 * 1024 * 1024  # all entries together, as actually read
-    max_line_problems: int = 50  # per file; the rest are summarised in one line
-
-
-@dataclass(frozen=True)
-class Problem:
-    file: str
-    message: str
-    line: int | None = None
-
-    def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}, line {self.line}"
-        return f"{where}: {self.message}"
-
-
-class SubmissionError(ValueError):
-    """The upload is invalid; ``problems`` lists every problem found."""
-
-    def __init__(self, problems: Iterable[Problem]) -> None:
-        self.problems: tuple[Problem, ...] = tuple(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
-
-
-@dataclass(frozen=True)
-class PredictionFile:
-    name: str
-    subtask: int
-    sha256: str
-    predictions: Mapping[int, int] = field(repr=False)
-
-
-@dataclass(frozen=True)
-class ParsedSubmission:
-    sha256: str
-    files: tuple[PredictionFile, ...]
-
-    @property
-    def subtasks(self) -> tuple[int, ...]:
-        return tuple(f.subtask for f in self.files)
+__all__ = [
+    "SUBMISSION_FILES",
+    "Limits",
+    "ParsedSubmission",
+    "PredictionFile",
+    "Problem",
+    "SubmissionError",
+    "format_predictions",
+    "make_zip",
+    "parse_submission",
+    "sha256_hex",
+    "write_predictions",
+]
 
 
 def sha256_hex(data: bytes) -> str:
@@ -80,7 +58,7 @@ def parse_submission(
     data: bytes,
     filename: str,
     expected_ids: Mapping[int, Collection[int]],
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> ParsedSubmission:
     """Validate an upload against the test ids of each subtask the phase has (``{subtask: ids}``).
 
@@ -90,7 +68,7 @@ def parse_submission(
     >>> parse_submission(data=b"id,label\\n0,1\\n", filename="subtask1.csv", expected_ids={1: {0, 1}})
     Traceback (most recent call last):
     ...
-    recam.submission.SubmissionError: subtask1.csv, line 1: header row 'id,label': the file must have no header; remove this line
+    recam.submission_types.SubmissionError: subtask1.csv, line 1: header row 'id,label': the file must have no header; remove this line
     subtask1.csv: 1 of 2 ids have no prediction (first: 1)
     """
     name = PurePosixPath(filename.replace("\\", "/")).name or "upload"
@@ -98,10 +76,15 @@ def parse_submission(
         raise SubmissionError([Problem(name, "the file is empty")])
     if len(data) > limits.max_bytes:
         raise SubmissionError(
-            [Problem(name, f"the file is {_size(len(data))}, over the limit of {_size(limits.max_bytes)}")]
+            [
+                Problem(
+                    name,
+                    f"the file is {size_text(len(data))}, over the limit of {size_text(limits.max_bytes)}",
+                )
+            ]
         )
     if data[:4] == b"PK\x03\x04" or name.lower().endswith(".zip"):
-        entries, problems = _read_zip(data, name, limits)
+        entries, problems = read_zip(data, name, limits)
     elif name in SUBMISSION_FILES:
         entries, problems = {name: data}, []
     elif name.lower().endswith(".csv"):
@@ -142,82 +125,6 @@ def parse_submission(
     if problems:
         raise SubmissionError(problems)
     return ParsedSubmission(sha256=sha256_hex(data), files=tuple(files))
-
-
-def _read_zip(data: bytes, name: str, limits: Limits) -> tuple[dict[str, bytes], list[Problem]]:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        infos = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, KeyError):
-        raise SubmissionError([Problem(name, "not a valid zip archive (is the file complete?)")]) from None
-    if len(infos) > limits.max_entries:
-        raise SubmissionError(
-            [
-                Problem(
-                    name,
-                    f"the zip holds {len(infos):,} entries; at most {limits.max_entries} are "
-                    "allowed (it needs only subtask1.csv and/or subtask2.csv)",
-                )
-            ]
-        )
-    problems: list[Problem] = []
-    entries: dict[str, bytes] = {}
-    budget = limits.max_uncompressed_bytes
-    for info in infos:
-        entry = info.filename
-        where = f"{name}/{entry}"
-        parts = PurePosixPath(entry.replace("\\", "/")).parts
-        if entry.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", entry) or ".." in parts:
-            problems.append(
-                Problem(where, "unsafe path in the zip (absolute or with '..'); zip the files themselves")
-            )
-            continue
-        if info.is_dir() or entry.startswith(_IGNORED_ZIP_ENTRIES) or parts[-1] in _IGNORED_NAMES:
-            continue
-        if len(parts) > 1:
-            hint = (
-                f"put {parts[-1]} at the root of the zip"
-                if parts[-1] in SUBMISSION_FILES
-                else "unexpected file"
-            )
-            problems.append(Problem(where, f"inside the folder '{'/'.join(parts[:-1])}/': {hint}"))
-            continue
-        if entry not in SUBMISSION_FILES:
-            problems.append(
-                Problem(where, "unexpected file: the zip may hold only subtask1.csv and subtask2.csv")
-            )
-            continue
-        if entry in entries:
-            problems.append(Problem(where, "appears twice in the zip"))
-            continue
-        if info.flag_bits & 0x1:
-            problems.append(Problem(where, "is encrypted; upload an unencrypted zip"))
-            continue
-        content = _read_entry(archive, info, budget)
-        if content is None:
-            problems.append(
-                Problem(where, f"unpacks to more than {_size(limits.max_uncompressed_bytes)}; refused")
-            )
-            continue
-        budget -= len(content)
-        entries[entry] = content
-    if not entries and not problems:
-        problems.append(Problem(name, "the zip holds neither subtask1.csv nor subtask2.csv at its root"))
-    return entries, problems
-
-
-def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -> bytes | None:
-    """Read at most ``budget`` bytes (declared sizes can lie: a zip bomb is stopped while reading)."""
-    if info.file_size > budget:
-        return None
-    try:
-        with archive.open(info) as handle:
-            content = handle.read(budget + 1)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError):
-        raise SubmissionError(
-            [Problem(info.filename, "could not be unpacked (corrupt or unsupported compression)")]
-        ) from None
-    return None if len(content) > budget else content
 
 
 def _parse_csv(
@@ -317,10 +224,6 @@ def _too_long(digits: str) -> bool:
 def _shown(text: str) -> str:
     """A field as it appears in a problem: quoted, and cut to 40 characters."""
     return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
-def _size(n: int) -> str:
-    return f"{n / (1024 * 1024):.1f} MiB" if n >= 1024 * 1024 else f"{n:,} bytes"
 
 
 def format_predictions(predictions: Mapping[int, int]) -> str:

@@ -1,7 +1,6 @@
-"""The periodic reaper task (Celery beat, CELERY_BEAT_SCHEDULE): thin; the logic is submissions/reaper.py."""
+"""The periodic reaper task (Celery beat, CELERY_BEAT_SCHEDULE): thin over submissions.services.submissions_reap."""
 
-from submissions.reaper import submissions_reap
-from submissions.services import REAP_TASK
+from submissions.services import REAP_TASK, submissions_reap
 from tasks.app import app
 
 

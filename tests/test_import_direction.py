@@ -31,16 +31,7 @@ def is_web_module(name: str) -> bool:
 
 
 # (importer, imported): why it stays for now. Each is a back arrow the house issue (#11) leaves to a later step.
-EXCEPTIONS = {
-    (
-        "submissions.selectors",
-        "leaderboards.counting",
-    ): "the counted-submission note reads the counted policy",
-    (
-        "submissions.selectors",
-        "leaderboards.models",
-    ): "the counted note under the best policy reads board rows",
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def rank(module: str) -> int:

@@ -3,8 +3,8 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from leaderboards.selectors import counted_note, counted_submission_ids
 from submissions.models import Score, Submission, SubmissionFile
-from submissions.selectors import counted_note, counted_submission_ids
 
 SUBTASK_CHOICES = [1, 2]
 

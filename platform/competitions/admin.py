@@ -2,7 +2,7 @@ from django.contrib import admin
 
 from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
-from leaderboards.official import official_result_freeze, phase_publish, phase_settings_changed
+from leaderboards.services import official_result_freeze, phase_publish, phase_settings_changed
 
 
 class PhaseInline(admin.TabularInline):

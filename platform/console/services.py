@@ -12,7 +12,7 @@ from django.utils import timezone
 from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
 from competitions.services import EVALUATION_PER_DAY, EVALUATION_TOTAL, gold_store, phase_test_set_store
-from leaderboards.official import leaderboard_refresh_phase
+from leaderboards.services import leaderboard_refresh_phase
 from onboarding.selectors import public_questions_path
 from recam.records import Question, iter_questions, write_questions
 from submissions.models import Submission

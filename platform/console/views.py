@@ -14,7 +14,8 @@ from competitions.models import Competition, Phase
 from console import selectors, services
 from console.forms import CompetitionForm, FileForSubtaskForm, PhaseForm, SubmissionActionForm
 from leaderboards.exports import FORMATS
-from leaderboards.official import official_result_freeze, official_result_latest, phase_publish
+from leaderboards.official import official_result_latest
+from leaderboards.services import official_result_freeze, phase_publish
 from teams.selectors import teams_with_rules_acceptances
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024

@@ -11,23 +11,19 @@ import logging
 
 import numpy as np
 from django.conf import settings
-from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
 from competitions.models import Phase
-from competitions.selectors import gold_labels, phase_expected_ids
+from competitions.selectors import gold_labels
 from leaderboards.models import LeaderboardEntry, ScoreVector
+from leaderboards.selectors import INTERVAL_FIELDS
 from recam import stats
 from submissions.models import Score
+from submissions.selectors import submission_parse_stored
 
 logger = logging.getLogger(__name__)
 STAT_FIELDS = [
-    "accuracy_lo",
-    "accuracy_hi",
-    "cross_accuracy_lo",
-    "cross_accuracy_hi",
-    "drop_lo",
-    "drop_hi",
+    *INTERVAL_FIELDS,
     "stat_rank",
     "rank_tied_with",
     "stats_key",
@@ -44,21 +40,11 @@ def _settings() -> tuple[int, int]:
 
 def score_vector_build(*, score) -> ScoreVector:
     """The score's per-question answers, from the stored file (kept with the reason if it cannot be read)."""
-    from recam.submission import Limits, parse_submission
-
     submission = score.submission
     phase = submission.phase
     choices, correct, error, gold_sha = "", "", "", score.gold_sha256
     try:
-        prefetch_related_objects([phase], "test_sets")
-        with submission.file.open("rb") as handle:
-            data = handle.read()
-        parsed = parse_submission(
-            data=data,
-            filename=submission.original_filename,
-            expected_ids=phase_expected_ids(phase=phase),
-            limits=Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data))),
-        )
+        parsed = submission_parse_stored(submission=submission)
         test_set = next(ts for ts in phase.test_sets.all() if ts.subtask == score.test_subtask)
         gold = gold_labels(test_set=test_set)
         if gold is None:

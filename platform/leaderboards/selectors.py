@@ -5,8 +5,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from competitions.models import Phase, Subtask
+from leaderboards.counting import Candidate, counted_per_slot
 from leaderboards.models import LeaderboardEntry
 from recam.stats import TEST_NAME as RANK_TEST
+from submissions.models import Submission, SubmissionFile
+from teams.models import Team
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,35 @@ class LeaderboardRow:
         if self.accuracy is None or self.cross_accuracy is None:
             return None
         return self.accuracy - self.cross_accuracy
+
+
+# The statistics of a row (``leaderboards.intervals``), named alike on the board row and the stored rows.
+INTERVAL_FIELDS = (
+    "accuracy_lo",
+    "accuracy_hi",
+    "cross_accuracy_lo",
+    "cross_accuracy_hi",
+    "drop_lo",
+    "drop_hi",
+)
+# The fields a LeaderboardRow shares, by name, with the stored rows (LeaderboardEntry, OfficialResultRow).
+SHARED_ROW_FIELDS = (
+    "is_baseline",
+    "accuracy",
+    "correct",
+    "total",
+    "submitted_at",
+    "cross_accuracy",
+    "cross_correct",
+    "cross_total",
+    "entries",
+    *INTERVAL_FIELDS,
+)
+
+
+def shared_row_values(row: object) -> dict:
+    """The SHARED_ROW_FIELDS of a board row, a stored entry or a frozen row, by name."""
+    return {name: getattr(row, name) for name in SHARED_ROW_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -118,22 +150,57 @@ def _row(entry: LeaderboardEntry, rank: int | None, with_submissions: bool = Fal
     return LeaderboardRow(
         rank=rank,
         team=entry.team_name,
-        is_baseline=entry.is_baseline,
-        accuracy=entry.accuracy,
-        correct=entry.correct,
-        total=entry.total,
-        submitted_at=entry.submitted_at,
-        cross_accuracy=entry.cross_accuracy,
-        cross_correct=entry.cross_correct,
-        cross_total=entry.cross_total,
-        entries=entry.entries,
-        accuracy_lo=entry.accuracy_lo,
-        accuracy_hi=entry.accuracy_hi,
-        cross_accuracy_lo=entry.cross_accuracy_lo,
-        cross_accuracy_hi=entry.cross_accuracy_hi,
-        drop_lo=entry.drop_lo,
-        drop_hi=entry.drop_hi,
+        **shared_row_values(entry),
         rank_tied_with=tuple(entry.rank_tied_with or ()) if rank is not None else (),
         rank_test=RANK_TEST if entry.stat_rank is not None and rank is not None else "",
         **extra,
     )
+
+
+def counted_submission_ids(*, phase: Phase, team: Team) -> set[int]:
+    """The team's submissions that count in the phase (one per leaderboard slot, see leaderboards.counting).
+
+    ``best``: the ones on the leaderboard (needs scores). ``last``/``selected``: decided among the valid,
+    non-failed submissions from their files, so a submission waiting for gold or for scoring already
+    shows "counted" (the board itself shows the counted one among the scored).
+    """
+    if phase.counted_policy == Phase.CountedPolicy.BEST:
+        pairs = LeaderboardEntry.objects.filter(phase=phase, team=team).values_list(
+            "submission_id", "cross_submission_id"
+        )
+        return {pk for pair in pairs for pk in pair if pk is not None}
+    files = SubmissionFile.objects.filter(submission__team=team, submission__phase=phase).exclude(
+        submission__status=Submission.Status.FAILED
+    )
+    candidates = [
+        Candidate(
+            submission_id=sid, slot=(subtask, subtask != trained), received_at=received, selected_at=sel
+        )
+        for sid, subtask, trained, received, sel in files.values_list(
+            "submission_id", "subtask", "trained_on", "submission__received_at", "submission__selected_at"
+        )
+    ]
+    return {
+        c.submission_id for c in counted_per_slot(policy=phase.counted_policy, candidates=candidates).values()
+    }
+
+
+def counted_note(*, submission: Submission, counted_ids: set[int], hidden: bool) -> str:
+    """The sentence about counting shown next to a submission (never reveals a hidden ranking)."""
+    phase = submission.phase
+    if phase.counted_policy == "best" and hidden:
+        return "your best-scoring submission counts (results are hidden)"
+    if submission.pk in counted_ids:
+        subtasks = sorted({f.subtask for f in submission.files.all()})
+        which = " and ".join(f"Subtask {n}" for n in subtasks)
+        return f"this is your counted submission for {which}" if which else "this is your counted submission"
+    return ""
+
+
+def phase_counted_submission_ids(*, phase: Phase) -> set[int]:
+    """Every team's counted submissions in the phase (the organizers' download marks them)."""
+    team_ids = Submission.objects.filter(phase=phase).values_list("team_id", flat=True).distinct()
+    counted: set[int] = set()
+    for team in Team.objects.filter(pk__in=team_ids):
+        counted |= counted_submission_ids(phase=phase, team=team)
+    return counted

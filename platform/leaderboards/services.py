@@ -1,9 +1,18 @@
-"""Writes: materialise a team's leaderboard rows for a phase (called whenever a score is written)."""
+"""Writes: materialise a team's leaderboard rows (called whenever a score is written), refresh a phase,
+freeze its official results, publish it."""
 
-from competitions.models import Phase
+from collections.abc import Collection
+
+from django.db import transaction
+from django.utils import timezone
+
+from competitions.errors import ApplicationError
+from competitions.models import GoldAnswers, Phase
 from leaderboards.counting import Candidate, counted_per_slot
 from leaderboards.intervals import leaderboard_statistics_refresh
-from leaderboards.models import LeaderboardEntry
+from leaderboards.models import LeaderboardEntry, OfficialResult, OfficialResultRow
+from leaderboards.selectors import LeaderboardRow, leaderboard_tables, shared_row_values
+from recam.metrics import SCORER_VERSION
 from submissions.models import Score, Submission
 from teams.factsheets import fact_sheet_is_complete
 from teams.models import Team
@@ -94,3 +103,91 @@ def _fields(score, *, prefix: str) -> dict:
         f"{prefix}total": score.total if score else None,
         f"{prefix}submitted_at": score.submission.received_at if score else None,
     }
+
+
+def leaderboard_refresh_phase(*, phase: Phase) -> int:
+    """Rewrite every team's rows (after a policy change); returns the number of teams."""
+
+    team_ids = set(Submission.objects.filter(phase=phase).values_list("team_id", flat=True))
+    team_ids |= set(LeaderboardEntry.objects.filter(phase=phase).values_list("team_id", flat=True))
+    for team in Team.objects.filter(pk__in=team_ids):
+        leaderboard_refresh(phase=phase, team=team)
+    return len(team_ids)
+
+
+def phase_settings_changed(*, phase: Phase, changed: Collection[str]) -> None:
+    """After an organizer edits a phase: a new counted policy or fact-sheet rule rewrites the board at once."""
+    if {"counted_policy", "fact_sheet_required"} & set(changed):
+        leaderboard_refresh_phase(phase=phase)
+
+
+def official_result_freeze(*, phase: Phase, frozen_by: str = "") -> OfficialResult:
+    """Snapshot the counted submission per team with its scores, the scorer version and the gold sha256s.
+
+    Refused if a counted score was computed by another scorer version or against other gold answers
+    than the ones stored now (re-score first). Freezing again makes a new snapshot; none is ever edited.
+    """
+
+    with transaction.atomic():
+        leaderboard_refresh_phase(phase=phase)
+        gold = {
+            str(g.test_set.subtask): g.sha256
+            for g in GoldAnswers.objects.filter(test_set__phase=phase).select_related("test_set")
+        }
+        subtasks = sorted(int(s) for s in gold)
+        if not subtasks:
+            raise ApplicationError(f"the {phase.title} phase has no gold answers yet: nothing to freeze")
+        tables = leaderboard_tables(phase=phase, subtasks=subtasks, with_submissions=True)
+        stale = Score.objects.filter(submission__phase=phase, submission__status="scored").exclude(
+            scorer_version=SCORER_VERSION
+        )
+        for subtask, sha in gold.items():
+            stale = stale | Score.objects.filter(
+                submission__phase=phase, submission__status="scored", test_subtask=int(subtask)
+            ).exclude(gold_sha256=sha)
+        if stale.exists():
+            raise ApplicationError(
+                f"{stale.count()} scores were computed with another scorer version or other gold answers: "
+                "re-score the phase (recam_gold re-scores it) before freezing"
+            )
+        result = OfficialResult.objects.create(
+            phase=phase,
+            frozen_at=timezone.now(),
+            counted_policy=phase.counted_policy,
+            scorer_version=SCORER_VERSION,
+            gold_sha256=gold,
+            frozen_by=frozen_by,
+        )
+        OfficialResultRow.objects.bulk_create(
+            _frozen_row(result, table.subtask, position, row)
+            for table in tables
+            if table.subtask in subtasks
+            for position, row in enumerate(table.rows)
+        )
+    return result
+
+
+def _frozen_row(
+    result: OfficialResult, subtask: int, position: int, row: LeaderboardRow
+) -> OfficialResultRow:
+    return OfficialResultRow(
+        result=result,
+        test_subtask=subtask,
+        position=position,
+        rank=row.rank,
+        team_name=row.team,
+        **shared_row_values(row),
+        system_name=row.system_name,
+        submission_id_frozen=row.submission_id,
+        submission_sha256=row.submission_sha256,
+        cross_submission_id_frozen=row.cross_submission_id,
+        rank_tied_with=list(row.rank_tied_with),
+        rank_test=row.rank_test,
+    )
+
+
+def phase_publish(*, phase: Phase, publish: bool = True) -> Phase:
+    """Show (or hide again) a phase's results: scores on pages, API and CLI, and the (frozen) board."""
+    Phase.objects.filter(pk=phase.pk).update(results_hidden=not publish)
+    phase.results_hidden = not publish
+    return phase

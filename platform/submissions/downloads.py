@@ -3,28 +3,28 @@
 import csv
 import io
 import zipfile
+from collections.abc import Collection
 from typing import BinaryIO
 
 from competitions.models import Phase
 from submissions.models import Submission
-from submissions.selectors import counted_submission_ids
 
 MANIFEST_FIELDS = ["submission_id", "team", "baseline", "received_at", "system_name", "sha256", "status"]
 MANIFEST_FIELDS += ["failure_reason", "accuracy_subtask1", "trained_on_subtask1", "accuracy_subtask2"]
 MANIFEST_FIELDS += ["trained_on_subtask2", "scorer_version", "counted", "path_in_zip"]
 
 
-def phase_submissions_zip(*, phase: Phase, out: BinaryIO) -> int:
-    """Write ``manifest.csv`` and ``submissions/<team>/<id>-<file>`` for every submission; returns the count."""
+def phase_submissions_zip(*, phase: Phase, out: BinaryIO, counted: Collection[int]) -> int:
+    """Write ``manifest.csv`` and ``submissions/<team>/<id>-<file>`` for every submission; returns the count.
+
+    ``counted``: the ids of the counted submissions (``leaderboards.selectors.phase_counted_submission_ids``).
+    """
     submissions = list(
         Submission.objects.filter(phase=phase)
         .select_related("team")
         .prefetch_related("scores")
         .order_by("team__name", "received_at", "id")
     )
-    counted: set[int] = set()
-    for team in {s.team for s in submissions}:
-        counted |= counted_submission_ids(phase=phase, team=team)
     manifest = io.StringIO()
     writer = csv.DictWriter(manifest, fieldnames=MANIFEST_FIELDS, lineterminator="\n")
     writer.writeheader()

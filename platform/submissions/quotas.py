@@ -1,4 +1,5 @@
-"""Submission quotas per team per phase (per UTC day and in total), reserved atomically.
+"""What an upload must fit: the phase's window, and the quotas per team per phase (per UTC day and in
+total), reserved atomically.
 
 The reservation takes a per-(team, phase) lock with a conditional UPDATE as the first statement of the
 upload's transaction: PostgreSQL locks that row until the commit, SQLite takes its write lock. Under
@@ -9,11 +10,9 @@ never stored), so of N simultaneous uploads exactly the remaining number get in.
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import F
-
 from competitions.errors import ApplicationError
 from competitions.models import Phase
-from submissions.models import Submission, TeamPhaseQuota
+from submissions.models import Submission
 from teams.models import Team
 
 
@@ -56,6 +55,20 @@ class QuotaStatus:
         }
 
 
+def upload_window_check(*, phase: Phase, at: dt.datetime) -> None:
+    """Refuse an upload outside the phase's window (organizers' forced uploads skip this)."""
+    if at < phase.starts_at:
+        raise ApplicationError(
+            f"the {phase.title} phase is not open for submissions: it opens at "
+            f"{phase.starts_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+    if phase.ends_at is not None and at >= phase.ends_at:
+        raise ApplicationError(
+            f"the {phase.title} phase is not open for submissions: it closed at "
+            f"{phase.ends_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+
+
 def utc_day_start(*, at: dt.datetime) -> dt.datetime:
     at = at.astimezone(dt.UTC)
     return at.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -78,25 +91,8 @@ def quota_status(*, team: Team, phase: Phase, at: dt.datetime) -> QuotaStatus:
     )
 
 
-def quota_row_ensure(*, team: Team, phase: Phase) -> None:
-    """Create the lock row if missing; call OUTSIDE the upload's transaction (its own, race-safe)."""
-    TeamPhaseQuota.objects.get_or_create(team=team, phase=phase)
-
-
-def quota_lock(*, team: Team, phase: Phase) -> bool:
-    """Take the team's per-phase lock: the FIRST statement inside ``transaction.atomic()``; held until commit.
-
-    A write first matters on SQLite: a transaction that read first cannot wait for the write lock.
-    Returns False (nothing locked, nothing written) when the lock row does not exist yet: the caller
-    leaves its transaction, runs ``quota_row_ensure`` and tries again. So only a team's first upload in a
-    phase pays for the row's creation; later ones take the lock in one statement.
-    """
-    updated = TeamPhaseQuota.objects.filter(team=team, phase=phase).update(reservations=F("reservations") + 1)
-    return updated == 1
-
-
 def quota_reserve(*, team: Team, phase: Phase, at: dt.datetime) -> QuotaStatus:
-    """Under the lock (see ``quota_lock``): refuse with QuotaExceeded if nothing is left, else go on."""
+    """Under the lock (see ``submissions.services.quota_lock``): refuse with QuotaExceeded if nothing is left, else go on."""
     status = quota_status(team=team, phase=phase, at=at)
     if status.total_left == 0:
         raise QuotaExceeded(

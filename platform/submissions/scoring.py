@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
-from competitions.selectors import gold_labels, phase_expected_ids
+from competitions.selectors import gold_labels
 from recam.metrics import SCORER_VERSION, Score, score_predictions
-from recam.submission import Limits, SubmissionError, parse_submission
+from recam.submission import SubmissionError
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission
+from submissions.selectors import submission_parse_stored
 from submissions.services import TERMINAL, submission_mark_failed
 from submissions.signals import team_results_changed
 
@@ -87,16 +87,8 @@ def _finish(submission: Submission, results: list[_Result] | None) -> Submission
 def _compute(submission: Submission) -> list[_Result] | None:
     """Scores per file, or None when a test set has no gold answers yet."""
     phase = submission.phase
-    prefetch_related_objects([phase], "test_sets")  # one query serves the ids and the gold look-up
-    with submission.file.open("rb") as handle:
-        data = handle.read()
     # Re-parsed from the stored file on purpose: it is what the sha256 names (a few ms, see docs/operations.md).
-    parsed = parse_submission(
-        data=data,
-        filename=submission.original_filename,
-        expected_ids=phase_expected_ids(phase=phase),
-        limits=Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data))),
-    )
+    parsed = submission_parse_stored(submission=submission)
     trained_on = dict(submission.files.values_list("subtask", "trained_on"))
     test_sets = {ts.subtask: ts for ts in phase.test_sets.all()}
     results = []

@@ -1,12 +1,12 @@
 """Reads: a team's submissions and one submission, only for its members and organizers."""
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import QuerySet, prefetch_related_objects
 
-from competitions.models import Phase
-from leaderboards.counting import Candidate, counted_per_slot  # a documented exception (docs/architecture.md)
-from leaderboards.models import LeaderboardEntry  # a documented exception (docs/architecture.md)
-from submissions.models import Submission, SubmissionFile
+from competitions.selectors import phase_expected_ids
+from recam.submission import Limits, ParsedSubmission, parse_submission
+from submissions.models import Submission
 from submissions.queue import submission_queue_info
 from teams.models import Team
 
@@ -66,34 +66,6 @@ def _iso(value) -> str | None:
     return value.isoformat() if value else None
 
 
-def counted_submission_ids(*, phase, team: Team) -> set[int]:
-    """The team's submissions that count in the phase (one per leaderboard slot, see leaderboards.counting).
-
-    ``best``: the ones on the leaderboard (needs scores). ``last``/``selected``: decided among the valid,
-    non-failed submissions from their files, so a submission waiting for gold or for scoring already
-    shows "counted" (the board itself shows the counted one among the scored).
-    """
-    if phase.counted_policy == Phase.CountedPolicy.BEST:
-        pairs = LeaderboardEntry.objects.filter(phase=phase, team=team).values_list(
-            "submission_id", "cross_submission_id"
-        )
-        return {pk for pair in pairs for pk in pair if pk is not None}
-    files = SubmissionFile.objects.filter(submission__team=team, submission__phase=phase).exclude(
-        submission__status=Submission.Status.FAILED
-    )
-    candidates = [
-        Candidate(
-            submission_id=sid, slot=(subtask, subtask != trained), received_at=received, selected_at=sel
-        )
-        for sid, subtask, trained, received, sel in files.values_list(
-            "submission_id", "subtask", "trained_on", "submission__received_at", "submission__selected_at"
-        )
-    ]
-    return {
-        c.submission_id for c in counted_per_slot(policy=phase.counted_policy, candidates=candidates).values()
-    }
-
-
 def results_hidden_for(*, phase, user: AbstractBaseUser) -> bool:
     """Scores of a hidden phase are shown to organizers only, until the phase is published."""
     return bool(phase.results_hidden and not (user.is_authenticated and user.is_staff))
@@ -111,18 +83,6 @@ def submission_validity(*, submission: Submission) -> str:
     return f"valid: {files}; sha256 {submission.sha256}"
 
 
-def counted_note(*, submission: Submission, counted_ids: set[int], hidden: bool) -> str:
-    """The sentence about counting shown next to a submission (never reveals a hidden ranking)."""
-    phase = submission.phase
-    if phase.counted_policy == "best" and hidden:
-        return "your best-scoring submission counts (results are hidden)"
-    if submission.pk in counted_ids:
-        subtasks = sorted({f.subtask for f in submission.files.all()})
-        which = " and ".join(f"Subtask {n}" for n in subtasks)
-        return f"this is your counted submission for {which}" if which else "this is your counted submission"
-    return ""
-
-
 def submission_duplicate_of_other_team(*, submission: Submission) -> bool:
     """True when another team already uploaded a byte-identical file (same sha256) to the same phase."""
     return (
@@ -130,4 +90,21 @@ def submission_duplicate_of_other_team(*, submission: Submission) -> bool:
         .exclude(team_id=submission.team_id)
         .filter(received_at__lte=submission.received_at)
         .exists()
+    )
+
+
+def submission_parse_stored(*, submission: Submission) -> ParsedSubmission:
+    """The stored file parsed again (it is what the sha256 names); the phase's test sets are prefetched.
+
+    Raises ``SubmissionError`` if the stored file does not parse (e.g. the test ids changed since).
+    """
+    phase = submission.phase
+    prefetch_related_objects([phase], "test_sets")  # one query serves the ids and the gold look-up
+    with submission.file.open("rb") as handle:
+        data = handle.read()
+    return parse_submission(
+        data=data,
+        filename=submission.original_filename,
+        expected_ids=phase_expected_ids(phase=phase),
+        limits=Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data))),
     )

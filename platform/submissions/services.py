@@ -1,4 +1,4 @@
-"""Writes: validate and store an upload, queue it (by task name), fail or re-queue it. Scoring: scoring.py."""
+"""Writes: validate and store an upload (quota lock), queue it (by task name), fail, re-queue or reap it. Scoring: scoring.py."""
 
 import datetime as dt
 import logging
@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from competitions.errors import ApplicationError
@@ -18,8 +18,9 @@ from competitions.selectors import phase_expected_ids
 from competitions.services import gold_load_file
 from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
 from submissions.models import Score as ScoreRow
-from submissions.models import Submission, SubmissionFile
-from submissions.quotas import quota_lock, quota_reserve, quota_row_ensure
+from submissions.models import Submission, SubmissionFile, TeamPhaseQuota
+from submissions.quotas import quota_reserve, upload_window_check
+from submissions.reaper import ReapReport, infrastructure_failure_reason, stuck_filter
 from submissions.signals import team_results_changed
 from teams.models import Team
 
@@ -68,7 +69,7 @@ def submission_create(
     """Validate, store the file (with its sha256), then record and queue the submission on commit.
 
     Every path (form, API, command) decides at one instant, ``now`` (UTC): the phase window, the
-    team's quota (reserved under a per-(team, phase) lock, see ``submissions.quotas``) and the
+    team's quota (reserved under a per-(team, phase) lock, see ``quota_lock``) and the
     received time. ``force`` (organizers only: baselines, files sent by email) skips window and quota.
     An invalid or refused upload raises and leaves nothing behind: no file, no row, no task.
     """
@@ -76,7 +77,7 @@ def submission_create(
         raise ApplicationError(f"the team {team.name!r} is not in this competition")
     now = timezone.now()
     if not force:
-        _check_window(phase=phase, at=now)
+        upload_window_check(phase=phase, at=now)
     parsed = submission_validate(phase=phase, filename=filename, data=data, size=size)
     trained = {f.subtask: (trained_on or {}).get(f.subtask, f.subtask) for f in parsed.files}
     if any(value not in (1, 2) for value in trained.values()):
@@ -113,6 +114,23 @@ def submission_create(
         "scores": _cached(submission.scores.all(), []),
     }
     return submission
+
+
+def quota_row_ensure(*, team: Team, phase: Phase) -> None:
+    """Create the lock row if missing; call OUTSIDE the upload's transaction (its own, race-safe)."""
+    TeamPhaseQuota.objects.get_or_create(team=team, phase=phase)
+
+
+def quota_lock(*, team: Team, phase: Phase) -> bool:
+    """Take the team's per-phase lock: the FIRST statement inside ``transaction.atomic()``; held until commit.
+
+    A write first matters on SQLite: a transaction that read first cannot wait for the write lock.
+    Returns False (nothing locked, nothing written) when the lock row does not exist yet: the caller
+    leaves its transaction, runs ``quota_row_ensure`` and tries again. So only a team's first upload in a
+    phase pays for the row's creation; later ones take the lock in one statement.
+    """
+    updated = TeamPhaseQuota.objects.filter(team=team, phase=phase).update(reservations=F("reservations") + 1)
+    return updated == 1
 
 
 class _NoQuotaRow(Exception):
@@ -156,19 +174,6 @@ def _cached(queryset: QuerySet, rows: list) -> QuerySet:
     queryset._result_cache = list(rows)
     queryset._prefetch_done = True
     return queryset
-
-
-def _check_window(*, phase: Phase, at: dt.datetime) -> None:
-    if at < phase.starts_at:
-        raise ApplicationError(
-            f"the {phase.title} phase is not open for submissions: it opens at "
-            f"{phase.starts_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
-        )
-    if phase.ends_at is not None and at >= phase.ends_at:
-        raise ApplicationError(
-            f"the {phase.title} phase is not open for submissions: it closed at "
-            f"{phase.ends_at:%Y-%m-%d %H:%M} UTC; it is {at:%Y-%m-%d %H:%M:%S} UTC"
-        )
 
 
 def submission_select(*, submission: Submission, at: dt.datetime | None = None) -> Submission:
@@ -242,3 +247,48 @@ def gold_load_and_rescore(*, phase: Phase, subtask: int, path: Path) -> GoldAnsw
         ):
             submission_requeue(submission=submission)
     return gold
+
+
+def submissions_reap(
+    *,
+    now: dt.datetime | None = None,
+    stuck_minutes: float | None = None,
+    max_attempts: int | None = None,
+) -> ReapReport:
+    """Re-queue every stuck submission; fail those that used up ``max_attempts`` (settings by default)."""
+    now = now or timezone.now()
+    stuck_after = dt.timedelta(
+        minutes=settings.STUCK_SUBMISSION_MINUTES if stuck_minutes is None else stuck_minutes
+    )
+    max_attempts = settings.SCORING_MAX_ATTEMPTS if max_attempts is None else max_attempts
+    if max_attempts < 1:
+        raise ValueError(f"SCORING_MAX_ATTEMPTS must be at least 1, not {max_attempts}")
+    condition = stuck_filter(now=now, stuck_after=stuck_after)
+    requeued, failed = [], []
+    for submission_id in Submission.objects.filter(condition).order_by("id").values_list("id", flat=True):
+        outcome = _reap_one(submission_id=submission_id, condition=condition, max_attempts=max_attempts)
+        if outcome == "requeued":
+            requeued.append(submission_id)
+        elif outcome == "failed":
+            failed.append(submission_id)
+    if requeued or failed:
+        logger.warning("reaper: re-queued %s, failed %s", requeued, failed)
+    return ReapReport(requeued=tuple(requeued), failed=tuple(failed))
+
+
+def _reap_one(*, submission_id: int, condition: Q, max_attempts: int) -> str | None:
+    with transaction.atomic():
+        # Checked again under the row lock: the worker may have moved it on since the list was read.
+        submission = Submission.objects.select_for_update().filter(condition, pk=submission_id).first()
+        if submission is None:
+            return None
+        if submission.status == Status.QUEUED:  # the task never started: that delivery was lost
+            submission.attempts += 1
+            submission.save(update_fields=["attempts"])
+        if submission.attempts >= max_attempts:
+            submission_mark_failed(
+                submission=submission, reason=infrastructure_failure_reason(attempts=submission.attempts)
+            )
+            return "failed"
+        submission_requeue(submission=submission)
+        return "requeued"

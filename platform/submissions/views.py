@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from competitions.errors import ApplicationError
 from competitions.models import Competition, Phase
 from competitions.views import competition_or_404
+from leaderboards.selectors import counted_note, counted_submission_ids, phase_counted_submission_ids
 from recam.submission import SubmissionError
 from submissions.downloads import phase_submissions_zip
 from submissions.forms import SubmissionForm
@@ -20,8 +21,6 @@ from submissions.models import Submission
 from submissions.queue import submission_queue_info
 from submissions.quotas import quota_status
 from submissions.selectors import (
-    counted_note,
-    counted_submission_ids,
     results_hidden_for,
     submission_duplicate_of_other_team,
     submission_get_for_user,
@@ -31,15 +30,17 @@ from submissions.selectors import (
 )
 from submissions.services import submission_create, submission_select
 from teams.selectors import team_for_user
+from teams.views import member_team_or_redirect
 
 
 @login_required
 def submit(request, slug: str):
     competition = competition_or_404(slug)
-    team = team_for_user(competition=competition, user=request.user)
-    if team is None:
-        messages.info(request, "Create or join a team before you submit.")
-        return redirect("team", slug=slug)
+    team, refusal = member_team_or_redirect(
+        request, competition=competition, message="Create or join a team before you submit."
+    )
+    if refusal is not None:
+        return refusal
     form = SubmissionForm(request.POST or None, request.FILES or None, competition=competition)
     problems = []
     if request.method == "POST" and form.is_valid():
@@ -172,7 +173,7 @@ def phase_submissions_download(request, slug: str, phase: str):
     if phase_obj is None:
         raise Http404("no such phase")
     buffer = io.BytesIO()
-    phase_submissions_zip(phase=phase_obj, out=buffer)
+    phase_submissions_zip(phase=phase_obj, out=buffer, counted=phase_counted_submission_ids(phase=phase_obj))
     buffer.seek(0)
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
     return FileResponse(buffer, as_attachment=True, filename=f"{slug}-{phase}-submissions-{stamp}.zip")

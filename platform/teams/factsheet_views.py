@@ -12,7 +12,7 @@ from competitions.views import competition_or_404
 from leaderboards.factsheets import fact_sheet_save, fact_sheets_csv, fact_sheets_json, fact_sheets_latex
 from teams.factsheets import FIELDS, fact_sheet_locked_by
 from teams.models import FactSheet
-from teams.selectors import team_for_user
+from teams.views import member_team_or_redirect
 
 EXPORTS = {"csv": ("text/csv", fact_sheets_csv), "json": ("application/json", fact_sheets_json)}
 EXPORTS["latex"] = ("application/x-latex", fact_sheets_latex)
@@ -27,10 +27,11 @@ class FactSheetForm(forms.ModelForm):
 @login_required
 def fact_sheet_page(request, slug: str):
     competition = competition_or_404(slug)
-    team = team_for_user(competition=competition, user=request.user)
-    if team is None:
-        messages.info(request, "Create or join a team first.")
-        return redirect("team", slug=slug)
+    team, refusal = member_team_or_redirect(
+        request, competition=competition, message="Create or join a team first."
+    )
+    if refusal is not None:
+        return refusal
     sheet = FactSheet.objects.filter(team=team).first()
     locked = fact_sheet_locked_by(team=team)
     form = FactSheetForm(request.POST if request.method == "POST" else None, instance=sheet)

@@ -2,14 +2,27 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 
 from competitions.errors import ApplicationError
+from competitions.models import Competition
 from competitions.views import competition_or_404
 from teams.forms import TeamCreateForm, TeamJoinForm
+from teams.models import Team
 from teams.selectors import team_for_user, team_get_by_invite, team_members
 from teams.services import team_create, team_join
+
+
+def member_team_or_redirect(
+    request, *, competition: Competition, message: str
+) -> tuple[Team | None, HttpResponse | None]:
+    """The user's team in the competition, or (None, a redirect to the team page with ``message``)."""
+    team = team_for_user(competition=competition, user=request.user)
+    if team is None:
+        messages.info(request, message)
+        return None, redirect("team", slug=competition.slug)
+    return team, None
 
 
 @login_required

@@ -65,7 +65,7 @@ def test_selection_is_refused_where_the_phase_does_not_allow_it(db, django_captu
 
 
 def test_a_policy_change_rewrites_the_board(db, django_capture_on_commit_callbacks):
-    from leaderboards.official import leaderboard_refresh_phase
+    from leaderboards.services import leaderboard_refresh_phase
 
     phase = make_phase(counted_policy="best")
     team = TeamFactory(competition=phase.competition)

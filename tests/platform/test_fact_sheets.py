@@ -11,7 +11,7 @@ from django.urls import reverse
 from competitions.errors import ApplicationError
 from leaderboards.factsheets import fact_sheet_save
 from leaderboards.models import LeaderboardEntry
-from leaderboards.official import official_result_freeze
+from leaderboards.services import official_result_freeze
 from tests.platform.factories import TeamFactory, UserFactory, member
 from tests.platform.ops import make_phase, submit
 

@@ -11,8 +11,9 @@ from django.urls import reverse
 from competitions.services import gold_store, phase_test_set_store
 from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry, ScoreVector
-from leaderboards.official import official_result_freeze, official_tables
+from leaderboards.official import official_tables
 from leaderboards.selectors import leaderboard_tables
+from leaderboards.services import official_result_freeze
 from recam.stats import accuracy_interval
 from recam.submission import format_predictions
 from submissions.services import submission_create

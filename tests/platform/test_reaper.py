@@ -9,12 +9,8 @@ from django.utils import timezone
 
 from leaderboards.models import LeaderboardEntry
 from submissions.models import Score, Submission
-from submissions.reaper import (
-    INFRASTRUCTURE_FAILURE,
-    is_infrastructure_failure,
-    submissions_reap,
-)
-from submissions.services import submission_create
+from submissions.reaper import INFRASTRUCTURE_FAILURE, is_infrastructure_failure
+from submissions.services import submission_create, submissions_reap
 from tasks.app import TASK_MODULES, app
 from tests.platform.factories import TeamFactory
 

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from competitions.errors import ApplicationError
 from competitions.management.commands._common import PHASE_KINDS, get_phase
-from leaderboards.official import official_result_freeze
+from leaderboards.services import official_result_freeze
 
 
 class Command(BaseCommand):

@@ -1,7 +1,8 @@
 from django.core.management.base import BaseCommand
 
 from competitions.management.commands._common import PHASE_KINDS, get_phase
-from leaderboards.official import official_result_latest, phase_publish
+from leaderboards.official import official_result_latest
+from leaderboards.services import phase_publish
 
 
 class Command(BaseCommand):

@@ -1,0 +1,55 @@
+"""The types of an uploaded submission: limits, problems (file and line), the error, the parsed result."""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+SUBMISSION_FILES = {"subtask1.csv": 1, "subtask2.csv": 2}
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = 10 * 1024 * 1024  # the upload itself
+    max_entries: int = 100  # entries in a zip
+    max_uncompressed_bytes: int = 50 * 1024 * 1024  # all entries together, as actually read
+    max_line_problems: int = 50  # per file; the rest are summarised in one line
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}, line {self.line}"
+        return f"{where}: {self.message}"
+
+
+class SubmissionError(ValueError):
+    """The upload is invalid; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+@dataclass(frozen=True)
+class PredictionFile:
+    name: str
+    subtask: int
+    sha256: str
+    predictions: Mapping[int, int] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class ParsedSubmission:
+    sha256: str
+    files: tuple[PredictionFile, ...]
+
+    @property
+    def subtasks(self) -> tuple[int, ...]:
+        return tuple(f.subtask for f in self.files)
+
+
+def size_text(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MiB" if n >= 1024 * 1024 else f"{n:,} bytes"
