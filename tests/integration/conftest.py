@@ -81,6 +81,13 @@ def scoring_worker(django_db_setup, django_db_blocker, tmp_path_factory):
             _end_other_sessions()
 
 
+def _reconnect_if_ended() -> None:
+    """An earlier test's ``_end_other_sessions`` (PostgreSQL) can end a session this process still holds;
+    Django would raise on its next query instead of reconnecting, so drop a dead connection first."""
+    if connection.connection is not None and not connection.is_usable():
+        connection.close()
+
+
 def _end_other_sessions(attempts: int = 20) -> None:
     """Drop-ready test database: sessions of the stopped worker and of the live server's request threads
     can linger (idle) a moment; they all belong to this run's own test database, so end them."""
@@ -120,6 +127,7 @@ def worker(scoring_worker, transactional_db, settings):
     app.conf.broker_url = app.conf.result_backend = BROKER_URL
     app.conf.task_always_eager = False
     _drop_producer_pools(app)  # pools made for another broker must not be reused
+    _reconnect_if_ended()
     yield scoring_worker
     app.conf.broker_url, app.conf.result_backend, app.conf.task_always_eager = saved
     _drop_producer_pools(app)

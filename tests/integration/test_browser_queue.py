@@ -14,13 +14,20 @@ pytestmark = [pytest.mark.integration, pytest.mark.browser]
 Status = Submission.Status
 
 
-@pytest.fixture
-def drop_ready(transactional_db):
-    """End the live server's idle database sessions (PostgreSQL) so the test database can be dropped."""
+@pytest.fixture(scope="session")
+def drop_ready_at_end(django_db_setup, django_db_blocker):
+    """End the live server's idle database sessions (PostgreSQL) so the test database can be dropped: once,
+    at the end of the run; ending them after this test killed sessions the next tests still held."""
     from tests.integration.conftest import _end_other_sessions
 
     yield
-    _end_other_sessions()
+    with django_db_blocker.unblock():
+        _end_other_sessions()
+
+
+@pytest.fixture
+def drop_ready(drop_ready_at_end, transactional_db):
+    return None
 
 
 def _submission(team, phase, status, **times):
