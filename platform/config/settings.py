@@ -91,6 +91,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": _test_db or str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
 else:
     DATABASES["default"]["TEST"] = {"NAME": _test_db or f"test_recam_{os.getpid()}"}
+    # Each process names its sessions (pg_stat_activity.application_name): operators see which web, worker
+    # or test process holds a connection, and a test can end the sessions of other processes only.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("application_name", f"recam-{os.getpid()}")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Rate limits and the leaderboard page cache live here. The default is per process; in production use
 # one shared cache, e.g. CACHE_URL=rediscache://127.0.0.1:6379/1, so limits hold across server processes.

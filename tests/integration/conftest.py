@@ -78,7 +78,7 @@ def scoring_worker(django_db_setup, django_db_blocker, tmp_path_factory):
             process.wait()
         redis.Redis.from_url(BROKER_URL).delete(QUEUE)
         with django_db_blocker.unblock():
-            _end_other_sessions()
+            _end_other_sessions(this_process_too=True)
 
 
 def _reconnect_if_ended() -> None:
@@ -88,12 +88,17 @@ def _reconnect_if_ended() -> None:
         connection.close()
 
 
-def _end_other_sessions(attempts: int = 20) -> None:
-    """Drop-ready test database: sessions of the stopped worker and of the live server's request threads
-    can linger (idle) a moment; they all belong to this run's own test database, so end them."""
+def _end_other_sessions(attempts: int = 20, *, this_process_too: bool = False) -> None:
+    """End the sessions other processes (stopped or killed workers) hold on this run's own test database.
+
+    Mid-run, this process's own sessions (its live server's request threads) are left alone: ending them
+    broke the next test's queries. At the end of the run (``this_process_too``) every other session is
+    ended, so that the test database can be dropped."""
     if connection.vendor != "postgresql":
         return
     others = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    if not this_process_too:
+        others += " AND application_name <> current_setting('application_name')"
     with connection.cursor() as cursor:
         for _ in range(attempts):
             cursor.execute(f"SELECT count(*) {others}")

@@ -22,7 +22,7 @@ def drop_ready_at_end(django_db_setup, django_db_blocker):
 
     yield
     with django_db_blocker.unblock():
-        _end_other_sessions()
+        _end_other_sessions(this_process_too=True)
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ def drop_ready_database(django_db_setup, django_db_blocker):
     """The live server's request threads can leave PostgreSQL sessions open; end them before teardown."""
     yield
     with django_db_blocker.unblock():
-        _end_other_sessions()
+        _end_other_sessions(this_process_too=True)
 
 
 def _login(browser, base: str, username: str):
