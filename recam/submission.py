@@ -236,9 +236,12 @@ def write_predictions(path: str | Path, predictions: Mapping[int, int]) -> None:
 
 
 def make_zip(files: Mapping[str, bytes | str]) -> bytes:
-    """A submission zip holding the given ``{name: content}`` at its root."""
+    """A submission zip holding the given ``{name: content}`` at its root; the same files give the same
+    bytes (entries carry a fixed timestamp, not the current time)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for entry, content in files.items():
-            archive.writestr(entry, content)
+            info = zipfile.ZipInfo(entry, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, content)
     return buffer.getvalue()

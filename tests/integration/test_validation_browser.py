@@ -39,7 +39,7 @@ def drop_ready_database(django_db_setup, django_db_blocker):
 
 def _login(browser, base: str, username: str):
     page = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True).new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(60_000)  # the whole suite runs on 2 cores beside real workers
     page.goto(f"{base}/accounts/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
