@@ -55,6 +55,7 @@ def _answer(page, choose, *, by_keyboard: bool) -> None:
     )
     answer = choose(item)
     key = "n" if answer == -1 else str(answer + 1)
+    page.wait_for_load_state("load")  # annotate.js listens for the keys only once it has run
     with page.expect_navigation():  # the answer is a form POST, then a redirect to the next item
         if by_keyboard:
             page.keyboard.press(key)
