@@ -1,37 +1,52 @@
 """The adversarial gate (issue #16, in the spirit of SWAG's adversarial filtering), pure part.
 
 For one question, every admissible pool word (already in the gold's form) has three scores: the
-article-aware LM's log-likelihood of the summary filled with it given the article, the options-only
-LM's (summary alone) and the word-frequency prior's (:mod:`datagen.prior`). The gold has the same.
+article-aware LM's log-likelihood of the summary filled with it given the article (``article``), the
+options-only LM's (no article, ``options_only["lm"]``) and the word-frequency prior's
+(:mod:`datagen.prior`). The gold has the same.
 
-Rule (fixed before measuring):
-1. **Answerability**: a word is eligible only if the article-aware LM prefers the gold to it,
+Rule (stated before any measurement of this version; the first version's A/B is in docs/quality.md):
+
+1. **Answerability.** A word is eligible only if the article-aware LM prefers the gold to it,
    ``article(gold) - article(word) > ANSWER_MARGIN`` (0 nats: a tie is not a preference).
-2. **Plausibility without the article**: eligible words are ranked by how close both options-only
-   scorers put them to the gold, ``max_s |s(gold) - s(word)| / spread_s`` where ``spread_s`` is the
-   standard deviation of scorer ``s`` over the question's pool (so nats of the LM and log frequency
-   are on one scale); the ``count`` closest are the distractors. Close in both directions: a
-   distractor far more likely than the gold leaks too (a model learns to pick the odd one out).
-3. Fewer than ``count`` eligible words: the question cannot be gated and is dropped (counted).
+2. **No rank to exploit without the article.** The gold's rank among the five options under the
+   options-only LM is drawn uniformly from 1..5 for each question (seeded by the run's seed and the
+   question's id): rank ``r`` takes ``r - 1`` eligible words the options-only LM scores *above* the
+   gold (the article reverses them: the ideal distractor) and ``5 - r`` scored at or below it. With
+   the rank uniform, neither "pick the likeliest" nor "pick the odd one out" finds the gold more than
+   one time in five. When the eligible words cannot make the drawn rank, the nearest rank they can
+   make is used (recorded; the report gives the ranks reached).
+3. **Plausibility without the article.** On each side the words closest to the gold come first,
+   closeness ``max_s |s(gold) - s(word)| / spread_s`` over the options-only scorers (the LM and the
+   word-frequency prior), ``spread_s`` the standard deviation of scorer ``s`` over the question's pool,
+   so nats and log frequency share one scale.
+4. Fewer than ``count`` eligible words: the question cannot be gated and is dropped (counted).
 
 No scorer here is fitted on the questions it judges (the LM and the prior are used as shipped; the
 readers that fill the pool are k-fold): the issue's "k-fold so no model judges questions it was
-fitted on" holds by construction; a fine-tuned judge would have to be fitted k-fold like the readers.
-Each chosen option records why it was chosen (its margins and gaps).
+fitted on" holds by construction. Each chosen option records why it was chosen.
 """
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 ANSWER_MARGIN = 0.0
+LEAD = "lm"  # the options-only scorer whose rank of the gold is drawn
 
 
 @dataclass(frozen=True)
 class Pick:
     word: str
-    why: dict  # article_margin, options-only gaps per scorer (gold minus word), the closeness key
+    why: dict  # article_margin, options-only gaps per scorer (gold minus word), closeness, side, ranks
+
+
+def rank_draw(*, seed: int, question_id: object, count: int = 4) -> int:
+    """The gold's target rank 1..count+1 among the options-only scores, uniform and reproducible."""
+    digest = hashlib.sha256(f"{seed}:{question_id}".encode()).hexdigest()
+    return 1 + int(digest, 16) % (count + 1)
 
 
 def gate(
@@ -40,10 +55,13 @@ def gate(
     pool: Sequence[str],
     article: Mapping[str, float],
     options_only: Mapping[str, Mapping[str, float]],
+    target_rank: int = 1,
     count: int = 4,
 ) -> tuple[list[Pick] | None, str]:
     """The ``count`` distractors chosen by the rule above, or ``(None, reason)`` if it cannot be gated."""
-    words = [w for w in pool if w != gold]
+    if LEAD not in options_only:
+        raise ValueError(f"the gate needs the options-only scorer {LEAD!r}, got {sorted(options_only)}")
+    words = [w for w in dict.fromkeys(pool) if w != gold and w in article]
     eligible = [w for w in words if article[gold] - article[w] > ANSWER_MARGIN]
     if len(eligible) < count:
         return None, "gate-too-few-answerable"
@@ -51,15 +69,23 @@ def gate(
     for name, scores in options_only.items():
         spread = float(np.std([scores[w] for w in [gold, *words]]))
         spreads[name] = spread if spread > 0 else 1.0
-    picks = []
+    lead = options_only[LEAD]
+    sides: dict[str, list[Pick]] = {"above": [], "below": []}
     for word in eligible:
         gaps = {name: scores[gold] - scores[word] for name, scores in options_only.items()}
-        key = max(abs(gap) / spreads[name] for name, gap in gaps.items())
+        side = "above" if lead[word] > lead[gold] else "below"
         why = {
             "article_margin": round(article[gold] - article[word], 4),
             "gaps": {name: round(gap, 4) for name, gap in gaps.items()},
-            "closeness": round(key, 4),
+            "closeness": round(max(abs(gap) / spreads[name] for name, gap in gaps.items()), 4),
+            "side": side,
         }
-        picks.append(Pick(word=word, why=why))
-    picks.sort(key=lambda p: (p.why["closeness"], p.word))
-    return picks[:count], "gated"
+        sides[side].append(Pick(word=word, why=why))
+    for picks in sides.values():
+        picks.sort(key=lambda p: (p.why["closeness"], p.word))
+    lowest = max(1, count + 1 - len(sides["below"]))
+    highest = min(count + 1, len(sides["above"]) + 1)
+    rank = min(max(target_rank, lowest), highest)
+    chosen = sides["above"][: rank - 1] + sides["below"][: count - (rank - 1)]
+    ranks = {"gold_rank_target": target_rank, "gold_rank": rank}
+    return [Pick(word=p.word, why={**p.why, **ranks}) for p in chosen], "gated"

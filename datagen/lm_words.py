@@ -1,106 +1,208 @@
-"""The LM as a word ranker and as the gate's judge: a thin wrapper over :mod:`baselines.lm_scorer`.
+"""The LM as a word ranker and as the gate's judge, built on :mod:`baselines.lm_scorer`.
 
-Many words per question are scored in chunks of ``CHUNK`` options (the shared-prefix scorer copies
-the article's KV cache once per option; a chunk keeps that copy small); the last chunk is padded by
-repeating its first word and the padding is discarded.
+One question, many candidate words (the subtask's answer vocabulary in the gold's form, plus the
+readers' pool). Scoring every word as a full filled summary costs one continuation per word (minutes
+per question on a CPU), so the LM works in two stages, for each of two contexts (the article's first
+``article_tokens`` tokens + separator, and the separator alone = options-only):
+
+1. **Shortlist.** One forward pass over the context followed by the summary's words before
+   ``@placeholder`` gives the next-token distribution at the blank; each word is scored by the
+   log-probability of its first token. The ``top`` best words of each context are short-listed.
+2. **Exact.** The short-listed words, and the words that must be scored (the gold, the readers'
+   pool), are filled into the rest of the summary and scored exactly with
+   :func:`baselines.lm_scorer.score_batch` (the context's KV cache shared by all continuations).
+
+The exact score of a word is the log-likelihood of the summary's tokens from the blank on, given the
+context and the words before the blank. It differs from the quality report's
+:func:`~baselines.lm_scorer.option_logprobs` (the whole filled summary) by the log-likelihood of the
+words before the blank, which is the same for every word: both rank words identically (a test
+checks it on the real model).
+
+The LM's ranking of the vocabulary (for MRR / Recall@k) is the two stages in order: the short-listed
+words by exact score, then every other word by its first-token score.
 """
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import torch
 from tqdm import tqdm
 
-from baselines.lm_scorer import LoadedLM, option_logprobs
+from baselines.lm_scorer import LoadedLM, encode_context, pad_id, score_batch
 from datagen.options import Candidate
 from datagen.retrieval import Ranked
+from recam.records import PLACEHOLDER
 
-CHUNK = 24
-
-
-def word_logprobs(
-    lm: LoadedLM, *, candidate: Candidate, words: Sequence[str], with_article: bool, article_tokens: int = 400
-) -> np.ndarray:
-    """Log-likelihood of the summary filled with each word (given the article, or alone)."""
-    words = list(words)
-    chunks = [words[i : i + CHUNK] for i in range(0, len(words), CHUNK)]
-    width = len(chunks[0])
-    padded = [chunk + [chunk[0]] * (width - len(chunk)) for chunk in chunks]
-    scores = option_logprobs(
-        lm,
-        articles=[candidate.article] * len(padded),
-        questions=[candidate.question] * len(padded),
-        options=padded,
-        article_tokens=article_tokens,
-        with_article=with_article,
-        batch_size=1,
-    )
-    return np.concatenate([row[: len(chunk)] for row, chunk in zip(scores, chunks, strict=True)])
+CHUNK = 48  # continuations per forward pass on the shared context
+TOP = 10  # short-listed words per context: the paper's "top-10 words predicted by each model"
+VERSION = "blank-2stage-1"  # part of every cache key: a new scoring rule never reads old scores
 
 
-def lm_ranking(lm: LoadedLM, *, candidate: Candidate, vocabulary: Sequence[str], top: int = 10) -> Ranked:
-    """The LM ranker: the vocabulary ordered by how well each word fills the summary given the article.
+@dataclass(frozen=True)
+class BlankScores:
+    article: dict[str, float]  # exact log-likelihood with the article, every scored word
+    options_only: dict[str, float]  # exact log-likelihood without the article, the same words
+    ranking: list[str]  # every word, the LM's two-stage order with the article
+    proposed: list[str]  # the short-listed words that were not required (the LM's pool)
 
-    Like a reader's :class:`~datagen.retrieval.Ranked`: the gold's 1-based rank and the ``top`` words.
+
+def split_at_blank(question: str) -> tuple[str, str]:
+    """(text after the separator, continuation format with ``{}`` for the word).
+
+    The two encode to the same tokens as ``" " + question`` filled (the form the LM reader scores):
+    the word keeps the space before it, so byte-level BPE splits the same way.
     """
-    words = list(vocabulary)
-    scores = word_logprobs(lm, candidate=candidate, words=words, with_article=True)
-    order = sorted(range(len(words)), key=lambda i: (-scores[i], words[i]))
-    ranked = [words[i] for i in order]
-    gold_rank = ranked.index(candidate.answer) + 1 if candidate.answer in ranked else None
-    return Ranked(id=candidate.id, gold_rank=gold_rank, top=tuple(ranked[:top]))
+    if PLACEHOLDER not in question:
+        raise ValueError(f"question {question[:60]!r} has no {PLACEHOLDER}")
+    head, tail = question.split(PLACEHOLDER, 1)
+    tail = tail.replace("{", "{{").replace("}", "}}")
+    if not head.strip():
+        return "", " {}" + tail
+    if head.endswith(" "):
+        return " " + head.rstrip(" "), " {}" + tail
+    return " " + head, "{}" + tail
 
 
-def lm_word_scorer(lm: LoadedLM, *, article_tokens: int = 400):
-    """The gate's judge: (candidate, words) -> (article-aware scores, options-only scores) by word."""
+def _context(lm: LoadedLM, *, article: str, head: str, with_article: bool, article_tokens: int) -> list[int]:
+    ids = encode_context(
+        lm.tokenizer, article=article, article_tokens=article_tokens, with_article=with_article
+    )
+    return ids + (lm.tokenizer.encode(head, add_special_tokens=False) if head else [])
 
-    def score(candidate: Candidate, words: Sequence[str]) -> tuple[Mapping[str, float], Mapping[str, float]]:
-        found = []
-        for with_article in (True, False):
-            values = word_logprobs(
-                lm, candidate=candidate, words=words, with_article=with_article, article_tokens=article_tokens
+
+def _next_token_logprobs(lm: LoadedLM, context: list[int]) -> torch.Tensor:
+    ids = torch.tensor([context], device=lm.model.device)  # Shape: (1, context_len)
+    logits = lm.model(input_ids=ids, logits_to_keep=1).logits  # Shape: (1, 1, vocab)
+    return torch.log_softmax(logits[0, -1].float(), dim=-1).cpu()
+
+
+def _exact(lm: LoadedLM, context: list[int], continuations: list[list[int]]) -> list[float]:
+    found: list[float] = []
+    pad = pad_id(lm.tokenizer)
+    for start in range(0, len(continuations), CHUNK):
+        part = continuations[start : start + CHUNK]
+        sums, _ = score_batch(lm.model, [context], [part], pad_id=pad)  # Shape: (1, len(part))
+        found.extend(float(v) for v in sums[0].float().cpu())
+    return found
+
+
+def _order(words: Sequence[str], scores: Mapping[str, float]) -> list[str]:
+    return sorted(words, key=lambda w: (-scores[w], w))
+
+
+def score_blank(
+    lm: LoadedLM,
+    *,
+    article: str,
+    question: str,
+    words: Sequence[str],
+    must: Sequence[str] = (),
+    top: int = TOP,
+    article_tokens: int = 400,
+) -> BlankScores:
+    """Two-stage scores of ``words`` in the blank of ``question``, with and without the article."""
+    words = list(dict.fromkeys(words))
+    must = [w for w in dict.fromkeys(must) if w in set(words)]
+    head, template = split_at_blank(question)
+    tok = lm.tokenizer
+    conts = {w: tok.encode(template.format(w), add_special_tokens=False) for w in words}
+    first: dict[str, dict[str, float]] = {}
+    contexts = {}
+    with torch.inference_mode():
+        for name, with_article in (("article", True), ("options_only", False)):
+            ctx = _context(
+                lm, article=article, head=head, with_article=with_article, article_tokens=article_tokens
             )
-            found.append(dict(zip(words, map(float, values), strict=True)))
-        return found[0], found[1]
+            logp = _next_token_logprobs(lm, ctx)
+            contexts[name] = ctx
+            first[name] = {w: float(logp[conts[w][0]]) for w in words}
+        short = {name: _order(words, first[name])[:top] for name in first}
+        scored = list(dict.fromkeys([*must, *short["article"], *short["options_only"]]))
+        exact = {
+            name: dict(zip(scored, _exact(lm, contexts[name], [conts[w] for w in scored]), strict=True))
+            for name in contexts
+        }
+    listed = _order(short["article"], exact["article"])
+    rest = _order([w for w in words if w not in set(listed)], first["article"])
+    proposed = [w for w in scored if w not in set(must)]
+    return BlankScores(
+        article=exact["article"], options_only=exact["options_only"], ranking=listed + rest, proposed=proposed
+    )
 
-    return score
 
-
-def question_ranker(lm: LoadedLM, *, article_tokens: int = 400):
-    """A ReCAM question ranker for the distractor benchmark: vocabulary by LM fit given the article."""
-
-    @lru_cache(maxsize=4)
-    def _rank(question, vocab: tuple[str, ...]) -> list[str]:
-        candidate = Candidate(id=question.id, article=question.article, question=question.question, answer="")
-        scores = word_logprobs(
-            lm, candidate=candidate, words=vocab, with_article=True, article_tokens=article_tokens
-        )
-        return [vocab[i] for i in sorted(range(len(vocab)), key=lambda i: (-scores[i], vocab[i]))]
-
-    return lambda question, vocab: _rank(question, tuple(vocab))
+def item_key(item: Mapping) -> str:
+    """The cache key of one scoring item: what the LM sees and the scoring rule's version."""
+    fields = [
+        VERSION,
+        str(item["id"]),
+        item["article"],
+        item["question"],
+        item["words"],
+        item["must"],
+        item["top"],
+    ]
+    return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
 
 
 @lru_cache(maxsize=2)
 def loaded_lm(model_path: str | None) -> LoadedLM:
     from baselines.lm_scorer import load_causal_lm
 
-    return load_causal_lm(model_path=model_path, threads=2)
+    return load_causal_lm(model_path=model_path)
 
 
 def gate_scores(
     *, items: Sequence[Mapping], lm_model: str | None = None, progress: bool = False
 ) -> list[dict]:
-    """The gate's LM scores for many questions (the unit a Celery task runs; the LM loads once per process).
+    """The LM's scores for many questions (the unit a Celery task runs; the LM loads once per process).
 
-    ``items``: ``{"id", "article", "question", "answer", "words"}`` (the gold first among ``words``);
-    returns ``{"id", "article": {word: score}, "options_only": {word: score}}`` per item.
+    ``items``: ``{"id", "article", "question", "answer", "words", "must", "top"}`` (``words``: the gold
+    first, then every admissible form; ``must``: the words always scored exactly). Returns per item
+    ``{"id", "article": {word: score}, "options_only": {word: score}, "gold_rank", "top", "proposed"}``.
     """
-    score = lm_word_scorer(loaded_lm(lm_model))
+    lm = loaded_lm(lm_model)
     found = []
-    for item in tqdm(items, desc="gate scores", unit="q", disable=not progress):
-        candidate = Candidate(
-            id=item["id"], article=item["article"], question=item["question"], answer=item["answer"]
-        )
-        article, options_only = score(candidate, item["words"])
-        found.append({"id": item["id"], "article": dict(article), "options_only": dict(options_only)})
+    for item in tqdm(items, desc="LM word scores", unit="q", disable=not progress):
+        scores = score_blank(
+            lm, article=item["article"], question=item["question"], words=item["words"], must=item["must"],
+            top=item["top"],
+        )  # fmt: skip
+        answer = item["answer"]
+        rank = scores.ranking.index(answer) + 1 if answer in scores.ranking else None
+        found.append({
+            "id": item["id"], "article": scores.article, "options_only": scores.options_only,
+            "gold_rank": rank, "top": [w for w in scores.ranking if w != answer][: max(item["top"], TOP)],
+            "proposed": scores.proposed,
+        })  # fmt: skip
     return found
+
+
+def ranked_from_scores(found: Mapping) -> Ranked:
+    """A reader-like :class:`~datagen.retrieval.Ranked` (for MRR / Recall@k) from one item's scores."""
+    return Ranked(id=found["id"], gold_rank=found["gold_rank"], top=tuple(found["top"]))
+
+
+def question_ranker(lm: LoadedLM, *, article_tokens: int = 400, top: int = 30):
+    """A ReCAM question ranker for the distractor benchmark: the vocabulary in the LM's two-stage order."""
+
+    def rank(question, vocab: Sequence[str]) -> list[str]:
+        scores = score_blank(
+            lm, article=question.article, question=question.question, words=list(vocab), top=top,
+            article_tokens=article_tokens,
+        )  # fmt: skip
+        return scores.ranking
+
+    return rank
+
+
+def full_question_scores(lm: LoadedLM, *, candidate: Candidate, words: Sequence[str]) -> np.ndarray:
+    """The quality report's scoring of ``words`` (whole filled summary), for the equivalence test."""
+    from baselines.lm_scorer import option_logprobs
+
+    return option_logprobs(
+        lm, articles=[candidate.article], questions=[candidate.question], options=[list(words)], batch_size=1
+    )[0]

@@ -1,23 +1,23 @@
 """The last step of ``datagen options``: rankings -> pools -> (gated) questions -> files and report.
 
-``ranker`` "readers" uses the k-fold readers' top 10s; "lm" the LM ranker's top ``lm_top`` words over
-the same candidate vocabulary (:func:`datagen.lm_words.lm_ranking`, cached per question in the work
-dir so a rerun resumes); "both" pools them (the LM's list joins the readers' 30). With
-``--ranker readers --no-gate`` this is the paper's path (:func:`datagen.options.build_dataset`)
-unchanged; otherwise :func:`datagen.options_gate.build_gated_dataset` (inflection, reuse cap, gate).
+``ranker`` "readers" uses the k-fold readers' top 10s; "lm" the LM's short lists over the subtask's
+answer vocabulary put in the gold's form (:func:`datagen.lm_words.score_blank`: its top ``lm_top``
+words with the article and its top ``lm_top`` without; the MRR/Recall rows rank the vocabulary with
+the article); "both" pools them with the readers' 30. The LM's scores are cached per question in the
+work dir (``gate-scores.jsonl``) so a rerun resumes. With ``--ranker readers --no-gate`` this is the
+paper's path (:func:`datagen.options.build_dataset`) unchanged; otherwise
+:func:`datagen.options_gate.build_gated_dataset` (inflection, reuse cap, gate).
 """
 
-import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
-from tqdm import tqdm
-
+from datagen.lm_words import item_key as key
 from datagen.options import Candidate, build_dataset, write_recam
 from datagen.options_gate import build_gated_dataset, cached_scorer, gate_items
 from datagen.retrieval import (
-    Ranked,
     candidate_set,
     load_rankings,
     read_plan,
@@ -29,36 +29,6 @@ from datagen.stats import question_stats, write_report
 
 RANKERS = ("readers", "lm", "both")
 GATE_CHUNK = 8  # local gate scoring: questions scored and cached at a time
-
-
-def lm_rankings(
-    *, lm, work: Path, subtask: str, group: Sequence[Candidate], top: int, progress: bool = True
-) -> dict[int | str, Ranked]:
-    """The LM ranker over one subtask's candidates, appended to ``work/subtask<s>/lm-rankings.jsonl``."""
-    from datagen.lm_words import lm_ranking
-
-    path = work / f"subtask{subtask}" / "lm-rankings.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    done: dict[str, Ranked] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                r = json.loads(line)
-                done[str(r["id"])] = Ranked(id=r["id"], gold_rank=r["gold_rank"], top=tuple(r["top"]))
-            except (json.JSONDecodeError, KeyError):
-                continue  # a torn last line
-    vocabulary = candidate_set(group)
-    with path.open("a", encoding="utf-8") as handle:
-        for candidate in tqdm(group, desc=f"LM ranker, subtask {subtask}", disable=not progress):
-            if str(candidate.id) in done:
-                continue
-            ranked = lm_ranking(lm, candidate=candidate, vocabulary=vocabulary, top=top)
-            done[str(candidate.id)] = ranked
-            handle.write(
-                json.dumps({"id": ranked.id, "gold_rank": ranked.gold_rank, "top": ranked.top}) + "\n"
-            )
-            handle.flush()
-    return {c.id: done[str(c.id)] for c in group}
 
 
 def finish(
@@ -79,7 +49,6 @@ def finish(
     ``score_many`` computes the gate's LM scores for a list of items (:func:`datagen.lm_words.gate_scores`
     in this process by default; the CLI's Celery backend sends them to workers in shards).
     """
-    from datagen.nlp import load_nlp
     from lexicon.resources import wordnet
     from lexicon.vectors import load_vectors
 
@@ -90,17 +59,6 @@ def finish(
         for s, g in groups.items()
     }
     pools = reader_pools(rankings=rankings, readers=readers) if use_readers else {}
-    lm = None
-    if ranker != "readers":
-        from datagen.lm_words import loaded_lm
-
-        lm = loaded_lm(lm_model)
-    if ranker != "readers":
-        for s, g in groups.items():
-            ranked = lm_rankings(lm=lm, work=work, subtask=s, group=g, top=lm_top)
-            rankings[s]["lm"] = ranked
-            for qid, r in ranked.items():
-                pools.setdefault(qid, []).append(r.top)
     vectors = load_vectors(
         Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(candidates)
     )
@@ -110,29 +68,10 @@ def finish(
             candidates=candidates, pools=pools, wordnet=wordnet(), vectors=vectors, seed=plan.seed
         )
     else:
-        from datagen.lm_words import gate_scores
-
-        scorer = None
-        if gated:
-            items = gate_items(
-                candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors
-            )
-            chunk = None if score_many else GATE_CHUNK
-            score_many = score_many or (
-                lambda batch: gate_scores(items=batch, lm_model=lm_model, progress=True)
-            )
-            scorer = cached_scorer(
-                _cached_gate_scores(work=work, items=items, score_many=score_many, chunk=chunk)
-            )
-        built = build_gated_dataset(
-            candidates=candidates,
-            pools=pools,
-            nlp=load_nlp(),
-            wordnet=wordnet(),
-            vectors=vectors,
-            seed=plan.seed,
-            scorer=scorer,
-        )
+        built = _lm_path(
+            work=work, groups=groups, candidates=candidates, pools=pools, rankings=rankings, ranker=ranker,
+            gated=gated, lm_model=lm_model, lm_top=lm_top, vectors=vectors, seed=plan.seed, score_many=score_many,
+        )  # fmt: skip
         why = built.why
     return _write(
         output=output, built=built, groups=groups, rankings=rankings, plan=plan, work=work,
@@ -141,14 +80,42 @@ def finish(
     )  # fmt: skip
 
 
+def _lm_path(
+    *, work, groups, candidates, pools, rankings, ranker, gated, lm_model, lm_top, vectors, seed, score_many
+):
+    """Score the pools (and, with the LM ranker, the subtask's vocabulary) with the LM, then build."""
+    from datagen.lm_words import gate_scores, ranked_from_scores
+    from datagen.nlp import load_nlp
+    from lexicon.resources import wordnet
+
+    vocabulary = {s: candidate_set(g) for s, g in groups.items()} if ranker != "readers" else None
+    items = gate_items(
+        candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors,
+        vocabulary=vocabulary, top=lm_top,
+    )  # fmt: skip
+    chunk = None if score_many else GATE_CHUNK
+    score_many = score_many or (lambda batch: gate_scores(items=batch, lm_model=lm_model, progress=True))
+    scores = _cached_gate_scores(work=work, items=items, score_many=score_many, chunk=chunk)
+    if ranker != "readers":
+        by_id = {str(found["id"]): found for found in scores}
+        for s, group in groups.items():
+            rankings[s]["lm"] = {
+                c.id: ranked_from_scores(by_id[str(c.id)]) for c in group if str(c.id) in by_id
+            }
+        for found in scores:
+            qid = next(c.id for c in candidates if str(c.id) == str(found["id"]))
+            pools.setdefault(qid, []).append(found["proposed"])
+    return build_gated_dataset(
+        candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors, seed=seed,
+        scorer=cached_scorer(scores) if gated else None,
+    )  # fmt: skip
+
+
 def _cached_gate_scores(*, work: Path, items: list[dict], score_many, chunk: int | None) -> list[dict]:
     """Gate scores from ``work/gate-scores.jsonl``, computing and appending the missing ones (resume).
 
     ``chunk`` questions are scored and appended at a time (None: all at once, as the Celery backend
     sends every shard before waiting)."""
-
-    def key(item) -> str:
-        return hashlib.sha256(json.dumps([str(item["id"]), item["words"]]).encode()).hexdigest()
 
     path = work / "gate-scores.jsonl"
     cached: dict[str, dict] = {}
@@ -198,5 +165,16 @@ def _write(*, output, built, groups, rankings, plan, work, readers, vectors, why
             "vectors": vectors.name,
             "options": settings,
         },
+        gate=_gate_ranks(why) if why and settings.get("gate") else None,
     )
     return len(built.questions), sum(built.drops.values()), report
+
+
+def _gate_ranks(why: list[dict]) -> dict[str, dict[str, int]]:
+    """How often each options-only rank of the gold was drawn and reached (the gate's rule 2)."""
+    drawn, reached = Counter(), Counter()
+    for entry in why:
+        first = next(iter(entry["options"].values()))
+        drawn[str(first["gold_rank_target"])] += 1
+        reached[str(first["gold_rank"])] += 1
+    return {"drawn": dict(drawn), "reached": dict(reached)}

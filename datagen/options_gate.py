@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from datagen.gate import gate
+from datagen.gate import gate, rank_draw
 from datagen.inflection import ReuseCounter, agree, gold_tag, reuse_cap
 from datagen.options import (
     NUM_DISTRACTORS,
@@ -99,7 +99,7 @@ def build_gated_dataset(
         if len(capped) < NUM_DISTRACTORS:
             result.drops["too-few-distractors"] += 1
             continue
-        chosen, why = _choose(candidate=candidate, words=capped, scorer=scorer)
+        chosen, why = _choose(candidate=candidate, words=capped, scorer=scorer, seed=seed)
         if chosen is None:
             result.drops[why] += 1
             continue
@@ -117,16 +117,18 @@ def build_gated_dataset(
     return result
 
 
-def _choose(*, candidate: Candidate, words: list[str], scorer: WordScorer | None):
+def _choose(*, candidate: Candidate, words: list[str], scorer: WordScorer | None, seed: int):
     if scorer is None:
         chosen = words[:NUM_DISTRACTORS]
         return chosen, {w: {"rule": "pool order", "pool_rank": words.index(w) + 1} for w in chosen}
     gold = candidate.answer
     article, options_only = scorer(candidate, [gold, *words])
-    prior = {w: word_logfreq(w) for w in [gold, *words]}
+    scored = [w for w in words if w in article and w in options_only]
+    prior = {w: word_logfreq(w) for w in [gold, *scored]}
     picks, reason = gate(
-        gold=gold, pool=words, article=article, options_only={"lm": options_only, PRIOR: prior}
-    )
+        gold=gold, pool=scored, article=article, options_only={"lm": options_only, PRIOR: prior},
+        target_rank=rank_draw(seed=seed, question_id=candidate.id),
+    )  # fmt: skip
     if picks is None:
         return None, reason
     return [p.word for p in picks], {
@@ -135,32 +137,45 @@ def _choose(*, candidate: Candidate, words: list[str], scorer: WordScorer | None
 
 
 def gate_items(
-    *, candidates: Sequence[Candidate], pools: Mapping, nlp, wordnet, vectors: Similarity | None
+    *,
+    candidates: Sequence[Candidate],
+    pools: Mapping,
+    nlp,
+    wordnet,
+    vectors: Similarity | None,
+    vocabulary: Mapping[str, Sequence[str]] | None = None,
+    top: int = 10,
 ) -> list[dict]:
-    """What the gate's LM must score, for every candidate: the gold and its whole shaped pool (before the
-    reuse cap, which depends on the order of questions), so the scoring can run in parallel shards."""
+    """What the LM must score, for every candidate (before the reuse cap, which depends on the order of
+    questions, so the scoring can run in parallel shards): ``words`` the gold and every admissible form
+    of the readers' pool and of the subtask's ``vocabulary`` (None: no LM ranker), ``must`` the gold and
+    the readers' forms (always scored exactly), ``top`` the LM's short list per context."""
     items = []
     for candidate in candidates:
-        rankings = pools.get(candidate.id)
-        if not rankings:
+        rankings = pools.get(candidate.id) or []
+        shape = {"candidate": candidate, "nlp": nlp, "wordnet": wordnet, "vectors": vectors}
+        readers = shaped_pool(words=ordered_pool(rankings), excluded=Counter(), **shape)
+        extra = list(vocabulary.get(candidate.subtask, ())) if vocabulary is not None else []
+        forms = shaped_pool(words=[*ordered_pool(rankings), *extra], excluded=Counter(), **shape)
+        if len(forms) < NUM_DISTRACTORS:
             continue
-        forms = shaped_pool(
-            candidate=candidate, words=ordered_pool(rankings), nlp=nlp, wordnet=wordnet, vectors=vectors,
-            excluded=Counter(),
-        )  # fmt: skip
-        if len(forms) >= NUM_DISTRACTORS:
-            words = [candidate.answer, *forms]
-            items.append({"id": candidate.id, "article": candidate.article, "question": candidate.question,
-                          "answer": candidate.answer, "words": words})  # fmt: skip
+        gold = candidate.answer
+        items.append({
+            "id": candidate.id, "article": candidate.article, "question": candidate.question, "answer": gold,
+            "words": [gold, *forms], "must": [gold, *readers], "top": top if vocabulary is not None else 0,
+        })  # fmt: skip
     return items
 
 
 def cached_scorer(scores: Sequence[Mapping]) -> WordScorer:
-    """A gate scorer reading precomputed :func:`datagen.lm_words.gate_scores` results."""
+    """A gate scorer reading precomputed :func:`datagen.lm_words.gate_scores` results (words the LM did
+    not score exactly are left out by the gate)."""
     by_id = {str(s["id"]): s for s in scores}
 
     def score(candidate: Candidate, words: Sequence[str]):
-        found = by_id[str(candidate.id)]
+        found = by_id.get(str(candidate.id))
+        if found is None:
+            return {}, {}
         return found["article"], found["options_only"]
 
     return score

@@ -75,6 +75,7 @@ def write_report(
     drops: Mapping[str, int],
     excluded: Mapping[str, int],
     provenance: Mapping[str, object],
+    gate: Mapping[str, Mapping[str, int]] | None = None,
 ) -> Path:
     """Write ``OUTPUT.report.json`` and ``OUTPUT.report.md`` beside the output; return the markdown path."""
     from datagen.retrieval import metrics_table
@@ -89,6 +90,7 @@ def write_report(
         "drops": dict(sorted(drops.items())),
         "excluded_pool_types": dict(sorted(excluded.items())),
         "provenance": provenance,
+        **({"gate": gate} if gate is not None else {}),
     }
     output.with_name(f"{output.stem}.report.json").write_text(
         json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
@@ -104,6 +106,11 @@ def write_report(
     parts += [f"- {reason}: {count}" for reason, count in sorted(drops.items())] or ["- none"]
     parts += ["", "## Pool word types excluded", ""]
     parts += [f"- {reason}: {count}" for reason, count in sorted(excluded.items())] or ["- none"]
+    if gate is not None:
+        parts += ["", "## Gate: the gold's rank among the options without the article (options-only LM)", ""]
+        parts += [
+            f"- {name}: " + ", ".join(f"{k}: {v}" for k, v in sorted(c.items())) for name, c in gate.items()
+        ]
     path = output.with_name(f"{output.stem}.report.md")
     path.write_text("\n".join(parts) + "\n")
     return path

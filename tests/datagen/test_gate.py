@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from datagen.gate import gate
+from datagen.gate import gate, rank_draw
 from datagen.inflection import ReuseCounter, agree, gold_tag, inflect_like, reuse_cap
 from datagen.nlp import load_nlp
 from datagen.options import Candidate, check_question
@@ -54,21 +54,54 @@ def test_reuse_cap_is_two_percent_with_a_floor():
     assert counter.allows("b")
 
 
-def test_gate_keeps_answerability_and_prefers_distractors_as_plausible_as_the_gold():
-    pool = ["w1", "w2", "w3", "w4", "w5", "w6"]
+def _scores():
     article = {"gold": 0.0, "w1": -1, "w2": -1, "w3": -1, "w4": -1, "w5": -1, "w6": 5.0}  # w6 beats gold
     lm = {"gold": -10.0, "w1": -10.1, "w2": -30.0, "w3": -9.5, "w4": -11.0, "w5": -10.2, "w6": -10.0}
     prior = {"gold": -8.0, "w1": -8.0, "w2": -8.0, "w3": -8.2, "w4": -20.0, "w5": -8.1, "w6": -8.0}
-    picks, reason = gate(gold="gold", pool=pool, article=article, options_only={"lm": lm, "wordfreq": prior})
+    return article, {"lm": lm, "wordfreq": prior}
+
+
+def test_gate_keeps_answerability_and_prefers_distractors_as_plausible_as_the_gold():
+    pool = ["w1", "w2", "w3", "w4", "w5", "w6"]
+    article, options_only = _scores()
+    # rank 1: all four from below the gold (options-only LM), closest first
+    picks, reason = gate(gold="gold", pool=pool, article=article, options_only=options_only, target_rank=1)
     assert reason == "gated"
     words = [p.word for p in picks]
     assert "w6" not in words  # the article-aware LM prefers it to the gold
-    # closeness max_s |gap| / spread_s: w1 0.01, w5 0.03, w3 0.07, w4 2.86 (prior), w2 2.90 (LM)
-    assert words == ["w1", "w5", "w3", "w4"]
+    # below the gold, closeness max_s |gap| / spread_s: w1 0.01, w5 0.03, w4 2.86 (prior), w2 2.90 (LM)
+    assert words == ["w1", "w5", "w4", "w2"]
     assert picks[0].why["article_margin"] == 1.0
-    none, reason = gate(gold="gold", pool=pool[:4], article={**article, "w1": 1.0}, options_only={"lm": lm})
+    assert {p.why["side"] for p in picks} == {"below"}
+    none, reason = gate(
+        gold="gold", pool=pool[:4], article={**article, "w1": 1.0}, options_only=options_only, target_rank=1
+    )
     assert none is None
     assert reason == "gate-too-few-answerable"
+
+
+def test_gate_puts_the_gold_at_the_drawn_options_only_rank_or_the_nearest_it_can():
+    pool = ["w1", "w2", "w3", "w4", "w5", "w6"]
+    article, options_only = _scores()
+    # w3 is the one eligible word the options-only LM scores above the gold: rank 2 at most
+    picks, _ = gate(gold="gold", pool=pool, article=article, options_only=options_only, target_rank=2)
+    assert [p.word for p in picks] == ["w3", "w1", "w5", "w4"]
+    assert picks[0].why["side"] == "above"
+    lm = options_only["lm"]
+    assert sum(lm[p.word] > lm["gold"] for p in picks) == 1  # the gold is second without the article
+    picks, _ = gate(gold="gold", pool=pool, article=article, options_only=options_only, target_rank=5)
+    assert [p.word for p in picks] == ["w3", "w1", "w5", "w4"]
+    assert {p.why["gold_rank"] for p in picks} == {2}
+    assert {p.why["gold_rank_target"] for p in picks} == {5}
+
+
+def test_rank_draw_is_uniform_and_reproducible():
+    draws = [rank_draw(seed=13, question_id=i) for i in range(5000)]
+    assert draws == [rank_draw(seed=13, question_id=i) for i in range(5000)]
+    counts = Counter(draws)
+    assert set(counts) == {1, 2, 3, 4, 5}
+    assert all(900 < n < 1100 for n in counts.values())  # 1000 expected each
+    assert draws != [rank_draw(seed=14, question_id=i) for i in range(5000)]
 
 
 def _candidate(i: int, question: str, answer: str) -> Candidate:
