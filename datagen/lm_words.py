@@ -9,8 +9,8 @@ per question on a CPU), so the LM works in two stages, for each of two contexts 
    ``@placeholder`` gives the next-token distribution at the blank; each word is scored by the
    log-probability of its first token. The ``top`` best words of each context are short-listed.
 2. **Exact.** The short-listed words, and the words that must be scored (the gold, the readers'
-   pool), are filled into the rest of the summary and scored exactly with
-   :func:`baselines.lm_scorer.score_batch` (the context's KV cache shared by all continuations).
+   pool), are filled into the rest of the summary and scored exactly on the KV cache of that same
+   pass, shared by all continuations (as :func:`baselines.lm_scorer.score_batch` does).
 
 The exact score of a word is the log-likelihood of the summary's tokens from the blank on, given the
 context and the words before the blank. It differs from the quality report's
@@ -22,6 +22,7 @@ The LM's ranking of the vocabulary (for MRR / Recall@k) is the two stages in ord
 words by exact score, then every other word by its first-token score.
 """
 
+import copy
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -32,7 +33,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from baselines.lm_scorer import LoadedLM, encode_context, pad_id, score_batch
+from baselines.lm_scorer import LoadedLM, _pad, _token_logprobs, encode_context, pad_id
 from datagen.options import Candidate
 from datagen.retrieval import Ranked
 from recam.records import PLACEHOLDER
@@ -74,19 +75,42 @@ def _context(lm: LoadedLM, *, article: str, head: str, with_article: bool, artic
     return ids + (lm.tokenizer.encode(head, add_special_tokens=False) if head else [])
 
 
-def _next_token_logprobs(lm: LoadedLM, context: list[int]) -> torch.Tensor:
+def _encode_context(lm: LoadedLM, context: list[int]):
+    """One forward pass: the context's KV cache and the next-token log-probabilities at the blank."""
     ids = torch.tensor([context], device=lm.model.device)  # Shape: (1, context_len)
-    logits = lm.model(input_ids=ids, logits_to_keep=1).logits  # Shape: (1, 1, vocab)
-    return torch.log_softmax(logits[0, -1].float(), dim=-1).cpu()
+    out = lm.model(input_ids=ids, use_cache=True, logits_to_keep=1)
+    return out.past_key_values, torch.log_softmax(out.logits[0, -1].float(), dim=-1)  # Shape: (vocab,)
 
 
-def _exact(lm: LoadedLM, context: list[int], continuations: list[list[int]]) -> list[float]:
+def _exact(lm: LoadedLM, *, cache, first_logp: torch.Tensor, context_len: int, continuations) -> list[float]:
+    """Summed log-probs of the continuations on the context's cache (as ``score_batch`` does for a
+    batch of contexts, here reusing the cache the short list was read from instead of a second pass)."""
+    model, device = lm.model, lm.model.device
     found: list[float] = []
-    pad = pad_id(lm.tokenizer)
     for start in range(0, len(continuations), CHUNK):
         part = continuations[start : start + CHUNK]
-        sums, _ = score_batch(lm.model, [context], [part], pad_id=pad)  # Shape: (1, len(part))
-        found.extend(float(v) for v in sums[0].float().cpu())
+        shared = copy.deepcopy(cache) if len(continuations) > CHUNK else cache
+        shared.batch_repeat_interleave(len(part))
+        ids, mask = _pad(part, pad_id=pad_id(lm.tokenizer), left=False, device=device)  # Shape: (K, cont_len)
+        hidden = model.get_decoder()(
+            input_ids=ids,
+            attention_mask=torch.cat(
+                [torch.ones((len(part), context_len), dtype=mask.dtype, device=device), mask], 1
+            ),
+            position_ids=context_len + torch.arange(ids.shape[1], device=device)[None, :].expand_as(ids),
+            past_key_values=shared,
+            use_cache=True,
+        ).last_hidden_state  # Shape: (K, cont_len, hidden)
+        totals = first_logp[ids[:, 0]]
+        inner = mask[:, 1:].bool()
+        if inner.any():
+            rows = torch.arange(len(part), device=device)[:, None].expand_as(inner)[inner]
+            totals = totals.index_add(
+                0, rows, _token_logprobs(model, hidden[:, :-1][inner], ids[:, 1:][inner])
+            )
+        found.extend(float(v) for v in totals.cpu())
+        if shared is cache:
+            break  # one chunk: the cache was repeated in place and is not needed again
     return found
 
 
@@ -111,21 +135,23 @@ def score_blank(
     tok = lm.tokenizer
     conts = {w: tok.encode(template.format(w), add_special_tokens=False) for w in words}
     first: dict[str, dict[str, float]] = {}
-    contexts = {}
+    encoded = {}
     with torch.inference_mode():
         for name, with_article in (("article", True), ("options_only", False)):
             ctx = _context(
                 lm, article=article, head=head, with_article=with_article, article_tokens=article_tokens
             )
-            logp = _next_token_logprobs(lm, ctx)
-            contexts[name] = ctx
+            cache, logp = _encode_context(lm, ctx)
+            encoded[name] = (cache, logp, len(ctx))
             first[name] = {w: float(logp[conts[w][0]]) for w in words}
         short = {name: _order(words, first[name])[:top] for name in first}
         scored = list(dict.fromkeys([*must, *short["article"], *short["options_only"]]))
-        exact = {
-            name: dict(zip(scored, _exact(lm, contexts[name], [conts[w] for w in scored]), strict=True))
-            for name in contexts
-        }
+        exact = {}
+        for name, (cache, logp, length) in encoded.items():
+            values = _exact(
+                lm, cache=cache, first_logp=logp, context_len=length, continuations=[conts[w] for w in scored]
+            )
+            exact[name] = dict(zip(scored, values, strict=True))
     listed = _order(short["article"], exact["article"])
     rest = _order([w for w in words if w not in set(listed)], first["article"])
     proposed = [w for w in scored if w not in set(must)]
