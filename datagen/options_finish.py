@@ -16,7 +16,7 @@ from pathlib import Path
 
 from datagen.lm_words import item_key as key
 from datagen.options import Candidate, build_dataset, write_recam
-from datagen.options_gate import build_gated_dataset, cached_scorer, gate_items
+from datagen.options_gate import build_gated_dataset, cached_scorer, gate_items, lower_initial_gold
 from datagen.retrieval import (
     candidate_set,
     load_rankings,
@@ -88,6 +88,8 @@ def _lm_path(
     from datagen.nlp import load_nlp
     from lexicon.resources import wordnet
 
+    candidates = [lower_initial_gold(c) for c in candidates]
+    groups = {s: [lower_initial_gold(c) for c in g] for s, g in groups.items()}
     vocabulary = {s: candidate_set(g) for s, g in groups.items()} if ranker != "readers" else None
     items = gate_items(
         candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors,

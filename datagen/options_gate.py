@@ -10,7 +10,7 @@ run's reuse cap, and then either gated (:mod:`datagen.gate`) or, without the gat
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from datagen.gate import gate, rank_draw
 from datagen.inflection import ReuseCounter, agree, gold_tag, reuse_cap
@@ -25,7 +25,7 @@ from datagen.options import (
 )
 from datagen.prior import NAME as PRIOR
 from datagen.prior import word_logfreq
-from recam.records import Question
+from recam.records import PLACEHOLDER, Question
 
 # (candidate, words) -> (article-aware LM scores, options-only LM scores), word -> log-likelihood
 WordScorer = Callable[[Candidate, Sequence[str]], tuple[Mapping[str, float], Mapping[str, float]]]
@@ -38,6 +38,19 @@ class GatedResult:
     why: list[dict]  # per question: the reason each distractor was chosen
     drops: Counter
     excluded: Counter
+
+
+def lower_initial_gold(candidate: Candidate) -> Candidate:
+    """The gold in lower case when it only has a capital for opening the sentence (``Proposals for ...``).
+
+    ReCAM's answers are all lower case (0 of 1,688 dev answers have a capital), and a capitalised
+    gold beside lower-case distractors would give the answer away without the article.
+    """
+    answer = candidate.answer
+    starts = candidate.question.lstrip().startswith(PLACEHOLDER)
+    if starts and answer[:1].isupper() and answer[1:] == answer[1:].lower():
+        return replace(candidate, answer=answer.lower())
+    return candidate
 
 
 def ordered_pool(rankings: Sequence[Sequence[str]]) -> list[str]:
