@@ -56,7 +56,7 @@ def test_reuse_cap_is_two_percent_with_a_floor():
 
 def _scores():
     article = {"gold": 0.0, "w1": -1, "w2": -1, "w3": -1, "w4": -1, "w5": -1, "w6": 5.0}  # w6 beats gold
-    lm = {"gold": -10.0, "w1": -10.1, "w2": -30.0, "w3": -9.5, "w4": -11.0, "w5": -10.2, "w6": -10.0}
+    lm = {"gold": -10.0, "w1": -10.1, "w2": -10.5, "w3": -9.5, "w4": -10.8, "w5": -10.2, "w6": -10.0}
     prior = {"gold": -8.0, "w1": -8.0, "w2": -8.0, "w3": -8.2, "w4": -20.0, "w5": -8.1, "w6": -8.0}
     return article, {"lm": lm, "wordfreq": prior}
 
@@ -68,11 +68,18 @@ def test_gate_keeps_answerability_and_prefers_distractors_as_plausible_as_the_go
     picks, reason = gate(gold="gold", pool=pool, article=article, options_only=options_only, target_rank=1)
     assert reason == "gated"
     words = [p.word for p in picks]
-    assert "w6" not in words  # the article-aware LM prefers it to the gold
-    # below the gold, closeness max_s |gap| / spread_s: w1 0.01, w5 0.03, w4 2.86 (prior), w2 2.90 (LM)
-    assert words == ["w1", "w5", "w4", "w2"]
+    assert "w6" not in words  # the article moves the LM away from the gold: not eligible
+    # below the gold, closeness max_s |gap| / spread_s: w1 0.26, w5 0.53, w2 1.31 (LM), w4 2.87 (prior)
+    assert words == ["w1", "w5", "w2", "w4"]
     assert picks[0].why["article_margin"] == 1.0
+    assert picks[0].why["pmi_margin"] == 0.9  # 1.0 with the article minus 0.1 without
     assert {p.why["side"] for p in picks} == {"below"}
+    # a word the options-only LM finds far less likely than the gold is not eligible when the article
+    # does not favour the gold against it by more than that: w2 at -30 without the article
+    far = {**options_only, "lm": {**options_only["lm"], "w2": -30.0}}
+    picks, _ = gate(gold="gold", pool=pool, article=article, options_only=far, target_rank=1)
+    assert "w2" not in [p.word for p in picks]
+    assert {p.why["gold_rank"] for p in picks} == {2}  # three below the gold are left: rank 1 is not possible
     none, reason = gate(
         gold="gold", pool=pool[:4], article={**article, "w1": 1.0}, options_only=options_only, target_rank=1
     )
@@ -83,14 +90,15 @@ def test_gate_keeps_answerability_and_prefers_distractors_as_plausible_as_the_go
 def test_gate_puts_the_gold_at_the_drawn_options_only_rank_or_the_nearest_it_can():
     pool = ["w1", "w2", "w3", "w4", "w5", "w6"]
     article, options_only = _scores()
-    # w3 is the one eligible word the options-only LM scores above the gold: rank 2 at most
+    # w3 is the one eligible word the options-only LM scores above the gold (the article reverses it:
+    # 1 nat with the article against 0.5 without): rank 2 at most
     picks, _ = gate(gold="gold", pool=pool, article=article, options_only=options_only, target_rank=2)
-    assert [p.word for p in picks] == ["w3", "w1", "w5", "w4"]
+    assert [p.word for p in picks] == ["w3", "w1", "w5", "w2"]
     assert picks[0].why["side"] == "above"
     lm = options_only["lm"]
     assert sum(lm[p.word] > lm["gold"] for p in picks) == 1  # the gold is second without the article
     picks, _ = gate(gold="gold", pool=pool, article=article, options_only=options_only, target_rank=5)
-    assert [p.word for p in picks] == ["w3", "w1", "w5", "w4"]
+    assert [p.word for p in picks] == ["w3", "w1", "w5", "w2"]
     assert {p.why["gold_rank"] for p in picks} == {2}
     assert {p.why["gold_rank_target"] for p in picks} == {5}
 
