@@ -6,7 +6,7 @@ import click
 from tqdm import tqdm
 
 from datagen.quality import summary_line
-from datagen.quality_run import lm_scorer, run_quality
+from datagen.quality_run import quality_with_lm
 
 
 @click.command("quality")
@@ -32,22 +32,11 @@ def quality(input_path, output_path, model, device, article_tokens, batch_size, 
         bar.update(done - bar.n)
 
     try:
-        score_fn, identity = lm_scorer(
-            model_path=model,
-            device=device,
-            article_tokens=article_tokens,
-            batch_size=batch_size,
-            threads=threads,
-        )
-        report = run_quality(
-            input_path=input_path,
-            output_path=output_path,
-            score_fn=score_fn,
-            identity=identity,
-            cache_dir=cache_dir,
-            batch_size=4 * batch_size,
+        report = quality_with_lm(
+            input_path=input_path, output_path=output_path, model_path=model, device=device,
+            article_tokens=article_tokens, batch_size=batch_size, threads=threads, cache_dir=cache_dir,
             progress=progress,
-        )
+        )  # fmt: skip
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     finally:

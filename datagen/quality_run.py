@@ -33,8 +33,17 @@ def lm_scorer(
     never reads cached scores of the old one.
     """
     from baselines import lm_scorer as scorer_module
+    from baselines.lm_reader import is_lm_reader, load_lm_reader
 
-    lm = scorer_module.load_causal_lm(model_path=model_path, device=device, threads=threads)
+    adapter = None
+    if model_path and is_lm_reader(Path(model_path)):
+        # a saved LM reader (``python -m baselines train --reader lm``): fine-tuned adapters merged, and its
+        # own article window; the cache key then carries the reader directory's hash
+        lm, reader_settings = load_lm_reader(Path(model_path), device=device)
+        article_tokens = reader_settings.article_tokens
+        adapter = scorer_module.model_sha256(Path(model_path))
+    else:
+        lm = scorer_module.load_causal_lm(model_path=model_path, device=device, threads=threads)
 
     def score(questions: Sequence[Question], with_article: bool) -> np.ndarray:
         return scorer_module.option_logprobs(
@@ -54,8 +63,35 @@ def lm_scorer(
         "scorer_sha256": file_sha256(Path(scorer_module.__file__)),
         "article_tokens": article_tokens,
         "reduction": "sum",
+        **({"reader_dir": str(model_path), "reader_sha256": adapter} if adapter else {}),
     }
     return score, identity
+
+
+def quality_with_lm(
+    *,
+    input_path: str | Path,
+    output_path: str | Path,
+    model_path: str | None = None,
+    device: str | None = None,
+    article_tokens: int = 400,
+    batch_size: int = 8,
+    threads: int | None = 2,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
+    """The report scored by the causal LM (or a saved LM reader directory): the CLI's and the task's path."""
+    score_fn, identity = lm_scorer(
+        model_path=model_path,
+        device=device,
+        article_tokens=article_tokens,
+        batch_size=batch_size,
+        threads=threads,
+    )
+    return run_quality(
+        input_path=input_path, output_path=output_path, score_fn=score_fn, identity=identity,
+        cache_dir=cache_dir, batch_size=4 * batch_size, progress=progress,
+    )  # fmt: skip
 
 
 def run_quality(

@@ -12,7 +12,7 @@ from the score cache.
 from django.conf import settings
 
 from datagen.quality import summary_line
-from datagen.quality_run import lm_scorer, run_quality
+from datagen.quality_run import quality_with_lm
 from tasks.app import app
 
 TASK_NAME = "datagen.quality_report"
@@ -37,19 +37,14 @@ def quality_report(
     article_tokens: int = 400,
 ) -> dict:
     """Bad input raises ValueError naming the file and line: a terminal failure, no retry."""
-    score_fn, identity = lm_scorer(model_path=model_path, article_tokens=article_tokens)
 
     def progress(done: int, total: int) -> None:
         self.update_state(state="PROGRESS", meta={"done": done, "total": total})
 
-    report = run_quality(
-        input_path=input_path,
-        output_path=output_path,
-        score_fn=score_fn,
-        identity=identity,
-        cache_dir=cache_dir,
-        progress=progress,
-    )
+    report = quality_with_lm(
+        input_path=input_path, output_path=output_path, model_path=model_path, article_tokens=article_tokens,
+        cache_dir=cache_dir, progress=progress,
+    )  # fmt: skip
     return {
         **{key: report[key] for key in SUMMARY_KEYS},
         "n_questions": report["n_questions"],

@@ -153,3 +153,30 @@ def test_bad_line_is_named(tmp_path):
         run_quality(
             input_path=source, output_path=tmp_path / "r.json", score_fn=lambda b, w: None, identity={}
         )
+
+
+def test_a_saved_lm_reader_directory_scores_the_report_with_its_own_window(tmp_path, tiny_lm, recam_data_dir):
+    """``--model`` may name an LM reader directory (fine-tuned or zero-shot): its window, its hash in the key."""
+    from baselines.lm_reader import LMSettings, write_zero_shot
+    from datagen.quality_run import quality_with_lm
+
+    source = recam_data_dir / "training_data" / "Task_2_dev.jsonl"
+    sample = tmp_path / "dev6.jsonl"
+    sample.write_text("".join(source.read_text(encoding="utf-8").splitlines(keepends=True)[:6]))
+    reader = tmp_path / "reader"
+    write_zero_shot(
+        output_dir=reader, settings=LMSettings(article_tokens=32), model_path=str(tiny_lm), device="cpu"
+    )
+    common = {"input_path": sample, "device": "cpu", "threads": 1, "cache_dir": tmp_path / "cache"}
+    via_reader = quality_with_lm(output_path=tmp_path / "a.json", model_path=str(reader), **common)
+    via_model = quality_with_lm(
+        output_path=tmp_path / "b.json", model_path=str(tiny_lm), article_tokens=32, **common
+    )
+    lm = via_reader["scorers"]["lm"]
+    assert lm["article_tokens"] == 32
+    assert lm["reader_dir"] == str(reader)
+    assert len(lm["reader_sha256"]) == 64
+    assert "reader_dir" not in via_model["scorers"]["lm"]
+    first = [q["scores"]["with_article"] for q in via_reader["questions"]]
+    second = [q["scores"]["with_article"] for q in via_model["questions"]]
+    assert np.allclose(first, second, atol=1e-4)  # a zero-shot reader is the LM itself
