@@ -76,6 +76,11 @@ from lexicon.files import file_sha256
     type=click.IntRange(min=1),
     help="LM ranker's words in the pool.",
 )
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    help="Questions for the first N candidates only (readers still trained on every fold; LM vocabulary of the whole file).",
+)
 def options(
     candidates_path,
     output,
@@ -97,6 +102,7 @@ def options(
     gate,
     lm_model,
     lm_top,
+    limit,
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
     reader_names = tuple(r.strip() for r in readers.split(",") if r.strip())
@@ -149,6 +155,7 @@ def options(
             lm_model=lm_model,
             lm_top=lm_top,
             score_many=_celery_scorer(lm_model=lm_model, timeout=timeout) if backend == "celery" else None,
+            limit=limit,
         )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None

@@ -43,8 +43,12 @@ def finish(
     lm_model: str | None = None,
     lm_top: int = 10,
     score_many: Callable[[list[dict]], list[dict]] | None = None,
+    limit: int | None = None,
 ) -> tuple[int, int, Path]:
     """Write the questions and the report; return (written, dropped, report path).
+
+    ``limit``: questions for the first ``limit`` candidates only (a preview, or a measured sample): the
+    readers are still trained on the whole file's folds and the LM's vocabulary is the whole file's.
 
     ``score_many`` computes the gate's LM scores for a list of items (:func:`datagen.lm_words.gate_scores`
     in this process by default; the CLI's Celery backend sends them to workers in shards).
@@ -58,6 +62,14 @@ def finish(
         s: load_rankings(work_dir=work, plan=plan, subtask=s, group=g, readers=readers) if use_readers else {}
         for s, g in groups.items()
     }
+    vocabulary_groups = groups
+    if limit is not None:
+        keep = {c.id for c in candidates[:limit]}
+        candidates = [c for c in candidates if c.id in keep]
+        groups = {s: [c for c in g if c.id in keep] for s, g in groups.items()}
+        groups = {s: g for s, g in groups.items() if g}
+        rankings = {s: {r: {q: v for q, v in by_q.items() if q in keep} for r, by_q in rankings[s].items()}
+                    for s in groups}  # fmt: skip
     pools = reader_pools(rankings=rankings, readers=readers) if use_readers else {}
     vectors = load_vectors(
         Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(candidates)
@@ -71,17 +83,31 @@ def finish(
         built = _lm_path(
             work=work, groups=groups, candidates=candidates, pools=pools, rankings=rankings, ranker=ranker,
             gated=gated, lm_model=lm_model, lm_top=lm_top, vectors=vectors, seed=plan.seed, score_many=score_many,
+            vocabulary_groups=vocabulary_groups,
         )  # fmt: skip
         why = built.why
     return _write(
         output=output, built=built, groups=groups, rankings=rankings, plan=plan, work=work,
         readers=readers, vectors=vectors, why=why, settings={"ranker": ranker, "gate": gated, "lm_top": lm_top,
-        "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)"},
+        "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)", "limit": limit},
     )  # fmt: skip
 
 
 def _lm_path(
-    *, work, groups, candidates, pools, rankings, ranker, gated, lm_model, lm_top, vectors, seed, score_many
+    *,
+    work,
+    groups,
+    candidates,
+    pools,
+    rankings,
+    ranker,
+    gated,
+    lm_model,
+    lm_top,
+    vectors,
+    seed,
+    score_many,
+    vocabulary_groups,
 ):
     """Score the pools (and, with the LM ranker, the subtask's vocabulary) with the LM, then build."""
     from datagen.lm_words import gate_scores, ranked_from_scores
@@ -90,7 +116,11 @@ def _lm_path(
 
     candidates = [lower_initial_gold(c) for c in candidates]
     groups = {s: [lower_initial_gold(c) for c in g] for s, g in groups.items()}
-    vocabulary = {s: candidate_set(g) for s, g in groups.items()} if ranker != "readers" else None
+    vocabulary = None
+    if ranker != "readers":
+        vocabulary = {
+            s: candidate_set([lower_initial_gold(c) for c in g]) for s, g in vocabulary_groups.items()
+        }
     items = gate_items(
         candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors,
         vocabulary=vocabulary, top=lm_top,
