@@ -25,7 +25,7 @@ words by exact score, then every other word by its first-token score.
 import copy
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -40,7 +40,8 @@ from recam.records import PLACEHOLDER
 
 CHUNK = 48  # continuations per forward pass on the shared context
 TOP = 10  # short-listed words per context: the paper's "top-10 words predicted by each model"
-VERSION = "blank-2stage-1"  # part of every cache key: a new scoring rule never reads old scores
+OPEN_SCAN = 400  # next-token candidates read for open-vocabulary words (the options-only LM's best)
+VERSION = "blank-2stage-2"  # part of every cache key: a new scoring rule never reads old scores
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,26 @@ def _exact(lm: LoadedLM, *, cache, first_logp: torch.Tensor, context_len: int, c
     return found
 
 
+def _open_words(lm: LoadedLM, logp: torch.Tensor, *, count: int, keep, known: set[str]) -> list[str]:
+    """The likeliest next tokens that are whole words admitted by ``keep`` and not among ``known``."""
+    if count <= 0 or keep is None:
+        return []
+    found: list[str] = []
+    for token_id in torch.topk(logp, k=min(OPEN_SCAN, logp.shape[0])).indices.tolist():
+        text = lm.tokenizer.decode([token_id])
+        word = text[1:]
+        if not (
+            text.startswith(" ") and word.isascii() and word.isalpha() and word.islower() and len(word) >= 3
+        ):
+            continue
+        if word in known or word in found or keep(word) != word:
+            continue
+        found.append(word)
+        if len(found) == count:
+            break
+    return found
+
+
 def _order(words: Sequence[str], scores: Mapping[str, float]) -> list[str]:
     return sorted(words, key=lambda w: (-scores[w], w))
 
@@ -127,8 +148,16 @@ def score_blank(
     must: Sequence[str] = (),
     top: int = TOP,
     article_tokens: int = 400,
+    open_top: int = 0,
+    open_filter: Callable[[str], str | None] | None = None,
 ) -> BlankScores:
-    """Two-stage scores of ``words`` in the blank of ``question``, with and without the article."""
+    """Two-stage scores of ``words`` in the blank of ``question``, with and without the article.
+
+    ``open_top`` > 0 adds up to that many *open-vocabulary* words: the options-only LM's likeliest next
+    tokens that are whole lower-case words (a leading space, 3+ letters) and that ``open_filter`` maps
+    to an admissible form (None: not admissible; the form must be the token itself, so the word is
+    scored as proposed). They are scored like the short list and join ``proposed``.
+    """
     words = list(dict.fromkeys(words))
     must = [w for w in dict.fromkeys(must) if w in set(words)]
     head, template = split_at_blank(question)
@@ -145,7 +174,12 @@ def score_blank(
             encoded[name] = (cache, logp, len(ctx))
             first[name] = {w: float(logp[conts[w][0]]) for w in words}
         short = {name: _order(words, first[name])[:top] for name in first}
-        scored = list(dict.fromkeys([*must, *short["article"], *short["options_only"]]))
+        opened = _open_words(
+            lm, encoded["options_only"][1], count=open_top, keep=open_filter, known=set(words)
+        )
+        for word in opened:
+            conts[word] = tok.encode(template.format(word), add_special_tokens=False)
+        scored = list(dict.fromkeys([*must, *short["article"], *short["options_only"], *opened]))
         exact = {}
         for name, (cache, logp, length) in encoded.items():
             values = _exact(
@@ -186,16 +220,21 @@ def gate_scores(
 ) -> list[dict]:
     """The LM's scores for many questions (the unit a Celery task runs; the LM loads once per process).
 
-    ``items``: ``{"id", "article", "question", "answer", "words", "must", "top"}`` (``words``: the gold
-    first, then every admissible form; ``must``: the words always scored exactly). Returns per item
+    ``items``: ``{"id", "article", "question", "answer", "words", "must", "top"}`` and optionally
+    ``"tag"`` (the gold's Penn tag) and ``"open"`` (open-vocabulary words to add, in that form): ``words``
+    the gold first, then every admissible form; ``must`` the words always scored exactly. Returns per item
     ``{"id", "article": {word: score}, "options_only": {word: score}, "gold_rank", "top", "proposed"}``.
     """
+    from datagen.inflection import inflect_like
+
     lm = loaded_lm(lm_model)
     found = []
     for item in tqdm(items, desc="LM word scores", unit="q", disable=not progress):
+        tag = item.get("tag")
+        admit = (lambda word, tag=tag: inflect_like(word=word, tag=tag)) if tag else None
         scores = score_blank(
             lm, article=item["article"], question=item["question"], words=item["words"], must=item["must"],
-            top=item["top"],
+            top=item["top"], open_top=item.get("open", 0), open_filter=admit,
         )  # fmt: skip
         answer = item["answer"]
         rank = scores.ranking.index(answer) + 1 if answer in scores.ranking else None

@@ -173,9 +173,11 @@ def gate_items(
         if len(forms) < NUM_DISTRACTORS:
             continue
         gold = candidate.answer
+        lm_ranks = vocabulary is not None
         items.append({
             "id": candidate.id, "article": candidate.article, "question": candidate.question, "answer": gold,
-            "words": [gold, *forms], "must": [gold, *readers], "top": top if vocabulary is not None else 0,
+            "words": [gold, *forms], "must": [gold, *readers], "top": top if lm_ranks else 0,
+            "tag": gold_tag(nlp=nlp, question=candidate.question, answer=gold), "open": top if lm_ranks else 0,
         })  # fmt: skip
     return items
 
