@@ -73,3 +73,31 @@ def test_real_model_exact_scores_match_the_quality_report_up_to_a_constant(dev2)
     whole = option_logprobs(lm, articles=[q.article], questions=[q.question], options=[q.options])[0]
     part = np.array([scores.article[o] for o in q.options])
     assert np.ptp(whole - part) < 1e-3
+
+
+def test_open_vocabulary_words_are_whole_admitted_words_scored_like_the_rest(tiny_lm, dev2):
+    lm = load_causal_lm(model_path=str(tiny_lm), device="cpu")
+    q = dev2[2]
+    refused = []
+
+    def admit(word):
+        if word.startswith("a"):
+            refused.append(word)
+            return None
+        return word
+
+    scores = score_blank(
+        lm, article=q.article, question=q.question, words=[q.answer], must=[q.answer], top=1, open_top=3,
+        open_filter=admit,
+    )  # fmt: skip
+    opened = [w for w in scores.proposed if w != q.answer]
+    assert len(opened) == 3
+    for word in opened:
+        assert word.isalpha()
+        assert word.islower()
+        assert len(word) >= 3
+        assert not word.startswith("a")
+        assert word in scores.article
+        assert word in scores.options_only
+    none = score_blank(lm, article=q.article, question=q.question, words=[q.answer], must=[q.answer], top=1)
+    assert none.proposed == []
