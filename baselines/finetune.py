@@ -159,7 +159,7 @@ class FineTuneRun:
                 f"{self.checkpoint_path}: does not fit this model ({type(exc).__name__}); {RESTART_ADVICE}"
             ) from None
         if saved.get("rng") is not None:  # the old masked-LM layout kept none: its masks are seeded per step
-            torch.set_rng_state(saved["rng"])
+            torch.set_rng_state(saved["rng"].cpu())  # map_location put it on the run's device
         self.state = saved["state"]
 
     def train(

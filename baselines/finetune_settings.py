@@ -39,7 +39,8 @@ class FineTuneSettings:
     def __post_init__(self) -> None:
         if self.epochs <= 0 or self.batch_size < 1 or self.max_length < 16:
             raise ValueError(
-                f"bad settings epochs={self.epochs} batch_size={self.batch_size} max_length={self.max_length}"
+                f"FineTuneSettings: bad settings epochs={self.epochs} batch_size={self.batch_size} "
+                f"max_length={self.max_length} (epochs > 0, batch_size >= 1, max_length >= 16)"
             )
 
     def identity(self, *, train: Sequence[Question], dev: Sequence[Question] | None) -> dict:

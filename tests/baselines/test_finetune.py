@@ -10,6 +10,8 @@ from click.testing import CliRunner
 
 from baselines.cli import main
 from baselines.finetune import CHECKPOINT, FineTuneRun
+from baselines.finetune_settings import FineTuneSettings, questions_sha256
+from recam.records import read_questions
 
 SETTINGS = {"seed": 3, "lr": 0.05, "inputs": "fixed"}
 POINTS = torch.tensor([[1.0, 2.0], [0.5, -1.0], [-2.0, 0.3]])  # Shape: (3, 2)
@@ -114,3 +116,28 @@ def test_the_cli_reports_an_unreadable_checkpoint_without_a_traceback(tmp_path, 
     assert "delete it to train this run from the start, or train into a new --output" in result.output
     assert "Traceback" not in result.output
     assert not isinstance(result.exception, KeyError)
+
+
+def test_settings_are_checked_when_made():
+    with pytest.raises(ValueError, match=r"bad settings epochs=0 batch_size=8 max_length=256"):
+        FineTuneSettings(epochs=0)
+    with pytest.raises(ValueError, match=r"max_length=8"):
+        FineTuneSettings(max_length=8)
+
+
+def test_the_identity_has_the_names_of_the_manifests_and_checkpoints_written_before(recam_data_dir):
+    """A run started with keyword settings (before FineTuneSettings) must still match its checkpoint."""
+    questions = read_questions(recam_data_dir / "training_data" / "Task_1_dev.jsonl", require_labels=True)
+    identity = FineTuneSettings(epochs=1.0, lr=1e-4).identity(train=questions[:3], dev=questions[3:5])
+    assert identity == {
+        "epochs": 1.0,
+        "max_length": 256,
+        "batch_size": 8,
+        "lr": 1e-4,
+        "time_budget_s": None,
+        "seed": 13,
+        "train_sha256": questions_sha256(questions[:3]),
+        "train_size": 3,
+        "dev_sha256": questions_sha256(questions[3:5]),
+    }
+    assert FineTuneSettings().identity(train=questions[:3], dev=None)["dev_sha256"] is None
