@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -13,7 +14,8 @@ from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry, ScoreVector
 from leaderboards.official import official_tables
 from leaderboards.selectors import leaderboard_tables
-from leaderboards.services import official_result_freeze
+from leaderboards.services import leaderboard_refresh_phase, official_result_freeze
+from recam import stats
 from recam.stats import accuracy_interval
 from recam.submission import format_predictions
 from submissions.services import submission_create
@@ -154,3 +156,17 @@ def test_the_api_board_carries_the_statistics(board, client):
     assert orig["rank"] == 2
     assert orig["rank_tied_with"] == ["copy", "plus1"]
     assert orig["rank_test"].startswith("exact McNemar")
+
+
+def test_recounting_a_whole_phase_ranks_it_once_not_once_per_team(board):
+    phase, _ = board
+    before = {row.team: (row.rank, row.rank_tied_with) for row in _rows(phase).values()}
+    LeaderboardEntry.objects.filter(phase=phase).update(stats_key="", stat_rank=None)  # force a recompute
+    with (
+        mock.patch.object(stats, "rank_entries", wraps=stats.rank_entries) as ranked,
+        mock.patch.object(stats, "accuracy_interval", wraps=stats.accuracy_interval) as intervals,
+    ):
+        assert leaderboard_refresh_phase(phase=phase) == 4
+    assert ranked.call_count == 1  # one table (Subtask 1) ranked once; per team it was 4 times
+    assert intervals.call_count == 5  # each row's Acc once, plus the one Acc. Cross
+    assert {row.team: (row.rank, row.rank_tied_with) for row in _rows(phase).values()} == before
