@@ -8,9 +8,12 @@ docs/statistics.md ("Item response theory").
 
 Flags, by stated rules (not tuned on any data):
 - ``strong_agree_wrong``: more than half of the strong teams (the top quarter by accuracy, at least 3
-  teams) chose the same wrong option: a likely mislabelled or ambiguous question;
+  teams) chose the same wrong option: a likely mislabelled or ambiguous question. Only raised when the
+  strong teams are at most half of the board (6 teams or more): on a smaller board "strong" would take in
+  teams below the median (on 3 teams, everyone), and the flag would mark every question most teams miss;
 - ``none_right``: no team chose the gold option;
-- ``unpicked_distractors``: wrong options no team chose.
+- ``unpicked_distractors``: wrong options no team chose. Only raised with at least as many teams as
+  distractors (4): with fewer, some distractor is unpicked on every question by arithmetic.
 """
 
 from collections.abc import Sequence
@@ -131,6 +134,11 @@ def analyse(
         else (nan, nan, np.full(n_teams, np.nan))
     )
     strong = _strong(accuracy)
+    if n_teams and not strong.size:
+        notes.append(f"strong_agree_wrong not flagged: fewer than {2 * STRONG_MIN} teams")
+    flag_unpicked = n_teams >= OPTIONS - 1
+    if n_teams and not flag_unpicked:
+        notes.append(f"unpicked_distractors not flagged: fewer teams than distractors ({OPTIONS - 1})")
     questions = []
     for q, qid in enumerate(question_ids):
         rates = tuple(float(r) for r in picks[q]) if picks is not None else (0.0,) * OPTIONS
@@ -146,7 +154,7 @@ def analyse(
                     agree = int(option[count.argmax()])
                     flags.append("strong_agree_wrong")
         unpicked = tuple(k for k in range(OPTIONS) if k != gold_arr[q] and n_teams and rates[k] == 0.0)
-        if unpicked:
+        if unpicked and flag_unpicked:
             flags.append("unpicked_distractors")
         questions.append(
             QuestionStats(
@@ -170,8 +178,9 @@ def analyse(
 
 
 def _strong(accuracy: np.ndarray) -> np.ndarray:
-    """Indexes of the strong teams: the top quarter by accuracy, at least STRONG_MIN (none if fewer teams)."""
-    if accuracy.size < STRONG_MIN:
-        return np.zeros(0, dtype=int)
+    """Indexes of the strong teams: the top quarter by accuracy, at least STRONG_MIN; none when that would
+    be more than half of the teams (then "strong" would include teams below the median)."""
     k = max(STRONG_MIN, int(np.ceil(STRONG_SHARE * accuracy.size)))
+    if 2 * k > accuracy.size:
+        return np.zeros(0, dtype=int)
     return np.argsort(-accuracy, kind="stable")[:k]
