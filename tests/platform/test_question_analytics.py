@@ -147,3 +147,27 @@ def test_baselines_are_left_out_unless_asked_for_and_then_marked(
     ]
     call_command(*args, "--baselines", "--out", str(out), stderr=io.StringIO())
     assert "0.1111" in next(line for line in out.read_text().splitlines() if line.startswith("3,"))
+
+
+def test_a_board_of_baselines_only_points_to_them(db, client, django_capture_on_commit_callbacks):
+    from teams.services import team_get_or_create_baseline
+
+    phase = PhaseFactory(kind="practice", counted_policy="last")
+    test_set = phase_test_set_store(
+        phase=phase, subtask=1, question_ids=list(range(Q)), source_name="t", source_sha256="0" * 64
+    )
+    gold_store(test_set=test_set, labels=dict.fromkeys(range(Q), 0), source_name="t")
+    with django_capture_on_commit_callbacks(execute=True):  # as `make baselines` leaves the practice phase
+        submission_create(
+            phase=phase,
+            team=team_get_or_create_baseline(competition=phase.competition, name="GA Reader"),
+            filename="subtask1.csv",
+            data=format_predictions(dict.fromkeys(range(Q), 1)).encode(),
+            trained_on={1: 1},
+            force=True,
+        )
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get(_url(phase)).content.decode()
+    assert "No participant answers per question yet." in page
+    assert '<a href="?baselines=1">Include the 1 baseline</a> to see their answers.' in page
+    assert "1 team, 20 questions" in client.get(_url(phase) + "?baselines=1").content.decode()
