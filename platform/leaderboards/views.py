@@ -107,7 +107,7 @@ def leaderboard(request, slug: str, phase: str):
         cached = {
             "board": body,
             "competition": {"slug": slug},
-            "phase": {"title": phase_obj.title, "kind": phase_obj.kind},
+            "phase": {"title": phase_obj.title},
         }
         cache.set(key, cached, CACHE_SECONDS)
     context = cached
@@ -115,7 +115,8 @@ def leaderboard(request, slug: str, phase: str):
         subtasks = (
             TestSet.objects.filter(phase_id=phase_id).order_by("subtask").values_list("subtask", flat=True)
         )
-        context = {**cached, "subtasks": list(subtasks), "factsheet_formats": ["csv", "json", "latex"]}
+        formats = ["csv", "json", "latex"]
+        context = {**cached, "kind": phase, "subtasks": list(subtasks), "factsheet_formats": formats}
     response = render(request, "leaderboards/leaderboard.html", context)
     if anonymous and not request.user.is_authenticated:
         cache.set(f"{key}:anonymous", response.content, CACHE_SECONDS)
