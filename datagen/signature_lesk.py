@@ -11,22 +11,26 @@ is the lower-cased, lemmatised, stop-word-free bag of
 
 Because the score is a set overlap, it stays cheap over the paper's whole context (§3.3: "we
 concatenate each summary sentence with the corresponding passage"), which our phrase-overlap Lesk
-(``datagen.lesk``) can only afford over a window. We compute it here on NLTK's WordNet, already
-loaded by the pipeline, instead of importing pywsd: its import loads a second WordNet and a
-signature cache (about 20 s and 400 MB per process, more than a 1,000-pair run's whole Lesk stage).
+(``datagen.lesk``) can only afford over a window.
 
-Ties are frequent (a third of the gold nouns and verbs of ReCAM's Subtask 2 files have two senses
+**Signatures.** pywsd ships them precomputed (``pywsd/data/signatures/signatures.pkl``, the
+``adapted`` column); ``signatures="pywsd"`` (the default) reads that file with pandas, without importing
+the ``pywsd`` package, whose import also loads a second WordNet and warms up a tagger (about 20 s per
+process; the file alone costs about 4 CPU-s and 0.8 GB). ``signatures="wordnet"`` computes them from
+NLTK's WordNet by the rule above (and fills in any synset the file lacks): pywsd lemmatises each
+signature word with NLTK's lemmatiser and a tagger's guess of its POS (NLTK data, not installed here),
+so we put each word's WordNet base forms for every POS into the signature instead ("selling" gives
+"selling" and "sell"). The stop words are pywsd's own list (NLTK's English list and punctuation, a
+static set in ``pywsd/stopwords.py``, read from that file). A context word (spaCy's lemma) counts if
+its WordNet base form is in the signature.
+
+**Ties** are frequent (a third of the gold nouns and verbs of ReCAM's Subtask 2 files have two senses
 with the top overlap). pywsd ranks ``sorted((overlap, synset), reverse=True)``, and wn's synsets
 compare by name, so a tie goes to the synset whose *name sorts last*: ``ties="pywsd"`` (``--wsd
 signature``, the default) reproduces that, by the rule "reproduce the likeliest tool of the organisers
 exactly". ``ties="frequency"`` (``--wsd signature-mfs``) gives a tie to WordNet's earlier sense (the
-SemCor frequency order), the usual most-frequent-sense fallback of WSD. The stop words are pywsd's own list
-(NLTK's English list and punctuation, a static set in ``pywsd/stopwords.py``, read from that file
-without importing the package). One stated difference: pywsd lemmatises each signature word
-with NLTK's lemmatiser and a tagger's guess of its POS (the tagger is NLTK data, not installed here);
-we put each signature word's WordNet base forms for every POS into the signature ("selling" gives
-"selling" and "sell"), and a context word (spaCy's lemma) counts if its WordNet base form is there. ``tests/datagen/test_wsd.py``
-measures how often the two choose the same sense.
+SemCor frequency order), the usual most-frequent-sense fallback of WSD.
+``tests/datagen/test_signature_lesk.py`` checks that we choose pywsd's sense.
 """
 
 import importlib.util
@@ -40,6 +44,7 @@ from datagen.lesk import AdaptedLesk, Sense
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[-'][a-z0-9]+)*")
 HYPER_HYPO = ("hypernyms", "hyponyms", "instance_hypernyms", "instance_hyponyms")
 TIES = ("pywsd", "frequency")
+SIGNATURES = ("pywsd", "wordnet")
 ADAPTED = (
     "member_holonyms",
     "part_holonyms",
@@ -54,23 +59,45 @@ ADAPTED = (
 @lru_cache(maxsize=1)
 def pywsd_stop_words() -> frozenset[str]:
     """pywsd 1.2.5's stop words, from its ``stopwords.py`` (importing ``pywsd`` would warm it up)."""
-    spec = importlib.util.find_spec("pywsd")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the package 'pywsd' is not installed: run `make setup`")
-    path = Path(next(iter(spec.submodule_search_locations))) / "stopwords.py"
+    path = _pywsd_dir() / "stopwords.py"
     module_spec = importlib.util.spec_from_file_location("_pywsd_stopwords", path)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     return frozenset(module.stopwords)
 
 
+@lru_cache(maxsize=1)
+def pywsd_signatures():
+    """pywsd 1.2.5's precomputed signatures (a pandas DataFrame, one column per synset name)."""
+    import pandas as pd
+
+    return pd.read_pickle(_pywsd_dir() / "data" / "signatures" / "signatures.pkl")
+
+
+def _pywsd_dir() -> Path:
+    spec = importlib.util.find_spec("pywsd")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the package 'pywsd' is not installed: run `make setup`")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 class SignatureLesk:
     """pywsd's adapted Lesk overlap (signature words shared with the context) on NLTK's WordNet."""
 
-    def __init__(self, *, wordnet, stop_words: frozenset[str] | None = None, ties: str = "pywsd") -> None:
+    def __init__(
+        self,
+        *,
+        wordnet,
+        stop_words: frozenset[str] | None = None,
+        ties: str = "pywsd",
+        signatures: str = "pywsd",
+    ) -> None:
         if ties not in TIES:
             raise ValueError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
+        if signatures not in SIGNATURES:
+            raise ValueError(f"signatures must be one of {', '.join(SIGNATURES)}, got {signatures!r}")
         self.ties = ties
+        self._cached = pywsd_signatures() if signatures == "pywsd" else None
         self.wordnet = wordnet
         self.stop_words = pywsd_stop_words() if stop_words is None else stop_words
         self._lesk = AdaptedLesk(wordnet=wordnet)
@@ -83,6 +110,8 @@ class SignatureLesk:
         return self.wordnet.morphy(word) or word
 
     def _signature(self, name: str) -> frozenset[str]:
+        if self._cached is not None and name in self._cached.columns:
+            return frozenset(self._cached[name]["adapted"])
         synset = self.wordnet.synset(name)
         words = [w for text in (synset.definition(), *synset.examples()) for w in _WORD.findall(text.lower())]
         related = [synset]

@@ -5,7 +5,7 @@ import pytest
 
 from datagen.nlp import analyse, load_nlp
 from datagen.nonspecificity import NonspecificityScorer
-from datagen.signature_lesk import SignatureLesk, pywsd_stop_words
+from datagen.signature_lesk import SignatureLesk, pywsd_signatures, pywsd_stop_words
 from datagen.wsd import _import_pywsd, build_disambiguator
 from lexicon import resources
 
@@ -25,15 +25,22 @@ def test_the_signature_overlap_follows_the_context(wordnet):
     assert money.synset == "depository_financial_institution.n.01"
     assert river.synset == "bank.n.01"
     assert river.depth == wordnet.synset("bank.n.01").max_depth()
-    # the score is the number of signature words found in the context
+    # the score: the signature words found in the context, which (as in pywsd's text) has the target
     assert money.score == len(
-        wsd.signature(money.synset) & {"deposit", "money", "account", "interest", "loan"}
+        wsd.signature(money.synset) & {"bank", "deposit", "money", "account", "interest", "loan"}
     )
     assert wsd.disambiguate(lemma="qwxz", pos="NOUN", context=MONEY) is None
 
 
-def test_the_signature_has_related_lemma_names_and_no_stop_words(wordnet):
+def test_the_default_signatures_are_pywsds_own(wordnet):
     wsd = SignatureLesk(wordnet=wordnet)
+    assert wsd.signature("bank.n.01") == frozenset(pywsd_signatures()["bank.n.01"]["adapted"])
+    with pytest.raises(ValueError, match="signatures must be one of"):
+        SignatureLesk(wordnet=wordnet, signatures="spacy")
+
+
+def test_signatures_computed_from_wordnet_have_related_lemma_names_and_no_stop_words(wordnet):
+    wsd = SignatureLesk(wordnet=wordnet, signatures="wordnet")
     signature = wsd.signature("dog.n.01")
     assert {"dog", "puppy", "canine", "pack"} <= signature  # own, hyponym, hypernym, member holonym names
     assert not signature & pywsd_stop_words()
