@@ -109,3 +109,31 @@ def test_without_the_encoder_its_threshold_does_not_invalidate_the_journal(recam
     assert gold_outcomes(settings=other, res=None, **kwargs) == first  # res=None: nothing recomputed
     with pytest.raises(AttributeError):  # another WSD is another run: recomputed (and res=None fails)
         gold_outcomes(settings=replace(settings, wsd="lesk"), res=None, **kwargs)
+
+
+def test_the_loss_lister_accounts_for_every_question_and_names_the_gold_word(recam_data_dir):
+    from datagen.fidelity_losses import lost_gold
+
+    questions = read_questions(
+        recam_data_dir / "trail_data" / "Task_2_Nonspecificity.jsonl", require_labels=True
+    )
+    questions = questions[:25]
+    settings = Settings(subtask=2, use_encoder=False, wsd="first-sense")
+    lost, kinds = lost_gold(
+        questions=questions,
+        source="trial",
+        settings=settings,
+        res=load_resources(settings=settings),
+        per_bucket=2,
+    )
+    assert sum(sum(counts.values()) for counts in kinds.values()) == len(questions)
+    assert lost
+    assert "kept" not in lost
+    for fate, lines in lost.items():
+        assert 1 <= len(lines) <= 2
+        assert sum(kinds[fate].values()) >= len(lines)
+        for line in lines:
+            word = line.split(" ", 1)[0]
+            assert f"[{word}]" in line  # the gold word is marked in its question
+    assert lost["above-threshold"]  # first-sense leaves deep trial nouns
+    assert all(" depth " in line for line in lost["above-threshold"])
