@@ -15,8 +15,9 @@ concatenate each summary sentence with the corresponding passage"), which our ph
 
 **Signatures.** pywsd ships them precomputed (``pywsd/data/signatures/signatures.pkl``, the
 ``adapted`` column); ``signatures="pywsd"`` (the default) reads that file with pandas, without importing
-the ``pywsd`` package, whose import also loads a second WordNet and warms up a tagger (about 20 s per
-process; the file alone costs about 4 CPU-s and 0.8 GB). ``signatures="wordnet"`` computes them from
+the ``pywsd`` package, whose import also loads a second WordNet and warms up a tagger (10-46 s wall per
+process, measured at load 1-10; the file alone adds about 3.5 CPU-s and 0.33 GB peak memory to a
+candidates run). ``signatures="wordnet"`` computes them from
 NLTK's WordNet by the rule above (and fills in any synset the file lacks): pywsd lemmatises each
 signature word with NLTK's lemmatiser and a tagger's guess of its POS (NLTK data, not installed here),
 so we put each word's WordNet base forms for every POS into the signature instead ("selling" gives

@@ -11,7 +11,7 @@
   default of pipeline versions 1-2 (with ``--wsd-context window``).
 * ``pywsd``: PyPI ``pywsd`` 1.2.5 ``adapted_lesk`` (the public implementation of 2020, the likeliest
   tool the organisers ran) over the same lemmatised context (``--wsd-context``); it costs the
-  package's import (a second WordNet and a warm-up, about 20 s per process). pywsd's import warms up with
+  package's import (a second WordNet and a warm-up, 10-46 s wall per process at load 1-10). pywsd's import warms up with
   NLTK's perceptron tagger and punkt, which are NLTK data (no PyPI package, no ``nltk.download``
   here): ``_import_pywsd`` gives it a tagger that tags each word with the target's own part of speech,
   which is all ``adapted_lesk`` asks of it when the context is already lemmatised.
