@@ -4,15 +4,17 @@ Errors a user can cause raise ValueError naming the file (the CLI turns them int
 """
 
 import json
+from dataclasses import asdict, replace
 from pathlib import Path
 
+from baselines.finetune_settings import FineTuneSettings
 from recam.records import Question, dedupe_against, read_questions
 
 # Per-reader training defaults; the CPU defaults were measured to complete on a shared 2-core machine
 # (docs/encoder-baseline.md, docs/baselines.md).
 ENCODER_DEFAULTS = {
-    "encoder": {"epochs": 1.0, "max_length": 96, "batch_size": 8, "lr": 1e-4, "time_budget_s": 1500.0},
-    "encoder-mlm": {"epochs": 3.0, "max_length": 256, "batch_size": 8, "lr": 3e-5, "time_budget_s": 900.0},
+    "encoder": FineTuneSettings(epochs=1.0, max_length=96, batch_size=8, lr=1e-4, time_budget_s=1500.0),
+    "encoder-mlm": FineTuneSettings(epochs=3.0, max_length=256, batch_size=8, lr=3e-5, time_budget_s=900.0),
 }
 READER_DEFAULTS = {"epochs": 8, "max_length": 400, "batch_size": 32, "lr": 1e-3, "time_budget_s": None}
 
@@ -41,15 +43,16 @@ def _with_defaults(given: dict, defaults: dict) -> dict:
 def train_baseline(*, reader: str, train: list[Question], dev: list[Question] | None, output: Path,
                    settings: dict, train_files, progress: bool) -> dict:  # fmt: skip
     """Train one encoder or reader baseline into ``output``; its metrics. ``settings``: the CLI options."""
-    common = {"train": train, "dev": dev, "seed": settings["seed"], "device": settings["device"]}
     if reader in ENCODER_DEFAULTS:
         if reader == "encoder":
             from baselines.encoder import train_encoder as trainer
         else:
             from baselines.encoder_mlm import train_encoder_mlm as trainer
+        defaults = ENCODER_DEFAULTS[reader]
+        given = {key: settings[key] for key in asdict(defaults) if settings.get(key) is not None}
         metrics = trainer(
-            **common, output_dir=output, model_dir=settings["encoder_model"], progress=progress,
-            **_with_defaults(settings, ENCODER_DEFAULTS[reader]),
+            train=train, dev=dev, output_dir=output, model_dir=settings["encoder_model"],
+            settings=replace(defaults, **given), device=settings["device"], progress=progress,
         )  # fmt: skip
         return {k: v for k, v in metrics.items() if k != "losses"}
     from baselines.data import from_question

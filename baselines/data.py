@@ -1,8 +1,10 @@
 """Cloze examples for the readers: passage, summary with ``@placeholder``, options or a gold answer."""
 
+import hashlib
+import json
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
 
 from recam.records import PLACEHOLDER, Question
 
@@ -79,3 +81,11 @@ def encode_tokens(tokens: list[str], index: dict[str, int], *, limit: int | None
     """Word ids (1 for unknown words); at least one id so no sequence is empty."""
     ids = tuple(index.get(token, 1) for token in tokens[:limit])
     return ids or (1,)
+
+
+def examples_sha256(examples: Sequence[ClozeExample]) -> str:
+    """A content hash of an example list (order-sensitive): part of a reader's training fingerprint."""
+    digest = hashlib.sha256()
+    for example in examples:
+        digest.update(json.dumps(asdict(example), sort_keys=True).encode() + b"\n")
+    return digest.hexdigest()

@@ -12,11 +12,11 @@ finished run's metrics). The saved model directory holds the weights, the tokeni
 ``manifest.json`` (versions, seed, settings, sha256 of the training and dev inputs).
 """
 
-import hashlib
 import json
 import math
 import os
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -29,32 +29,28 @@ from baselines.finetune import (
     FineTuneRun,
     base_model_dir,
     check_labelled,
-    dev_metrics,
 )
+from baselines.finetune_settings import FineTuneSettings, questions_sha256
 from recam.records import NUM_OPTIONS, Question
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the encoder is a local directory; never the hub
 
 ENCODER_BASELINE_VERSION = "encoder-mc-1.0"
-__all__ = [  # CHECKPOINT, CHECKPOINT_EVERY_S, MANIFEST: defined in baselines.finetune, kept importable here
+ENCODER_SETTINGS = FineTuneSettings()  # bert-style fine-tuning; the CLI's CPU defaults: baselines.commands
+__all__ = [  # CHECKPOINT, CHECKPOINT_EVERY_S, MANIFEST (baselines.finetune), FineTuneSettings and
+    # questions_sha256 (baselines.finetune_settings): defined there, kept importable here
     "CHECKPOINT",
     "CHECKPOINT_EVERY_S",
     "ENCODER_BASELINE_VERSION",
+    "ENCODER_SETTINGS",
     "MANIFEST",
+    "FineTuneSettings",
     "encode_questions",
     "encoder_probabilities",
     "predict_encoder",
     "questions_sha256",
     "train_encoder",
 ]
-
-
-def questions_sha256(questions: Sequence[Question]) -> str:
-    """A content hash of a question list (order-sensitive), recorded in the manifest."""
-    digest = hashlib.sha256()
-    for q in questions:
-        digest.update(json.dumps(q.to_json(), sort_keys=True, ensure_ascii=False).encode() + b"\n")
-    return digest.hexdigest()
 
 
 def encode_questions(*, tokenizer, questions: Sequence[Question], max_length: int) -> dict[str, torch.Tensor]:
@@ -118,51 +114,26 @@ def train_encoder(
     dev: Sequence[Question] | None,
     output_dir: Path,
     model_dir: Path | None = None,
-    epochs: float = 3.0,
-    max_length: int = 256,
-    batch_size: int = 8,
-    lr: float = 5e-5,
-    time_budget_s: float | None = None,
-    seed: int = 13,
+    settings: FineTuneSettings = ENCODER_SETTINGS,
     device: str | None = None,
     progress: bool = True,
 ) -> dict:
-    """Fine-tune the encoder as a 5-way multiple-choice classifier; save it; return metrics.
-
-    ``time_budget_s`` bounds the training wall time (summed over resumed runs): training stops at the
-    first step boundary past it, and the model is saved and evaluated as it is then.
-    """
+    """Fine-tune the encoder (``model_dir``, default ENCODER_MODEL) as a 5-way multiple-choice
+    classifier; save it; return metrics. ``settings``: see ``FineTuneSettings``."""
     from transformers import get_linear_schedule_with_warmup
 
     check_labelled(name="train_encoder", train=train, dev=dev)
-    if epochs <= 0 or batch_size < 1 or max_length < 16:
-        raise ValueError(
-            f"train_encoder: bad settings epochs={epochs} batch_size={batch_size} max_length={max_length}"
-        )
     base_dir = base_model_dir(model_dir)
-    settings = {
-        "base_model": str(base_dir),
-        "epochs": epochs,
-        "max_length": max_length,
-        "batch_size": batch_size,
-        "lr": lr,
-        "seed": seed,
-        "time_budget_s": time_budget_s,
-        "train_sha256": questions_sha256(train),
-        "train_size": len(train),
-        "dev_sha256": questions_sha256(dev) if dev else None,
-        "dev_size": len(dev) if dev else 0,
-    }
-    steps_per_epoch = math.ceil(len(train) / batch_size)
-    total_steps = max(1, math.ceil(epochs * steps_per_epoch))
+    identity = settings.identity(train=train, dev=dev)
+    identity |= {"base_model": str(base_dir), "dev_size": len(dev) if dev else 0}
+    steps_per_epoch = math.ceil(len(train) / settings.batch_size)
+    total_steps = max(1, math.ceil(settings.epochs * steps_per_epoch))
     run = FineTuneRun.start(
         output_dir=output_dir,
         base_dir=base_dir,
-        settings=settings,
+        settings=identity,
         device=device,
-        seed=seed,
         kind=ENCODER_BASELINE_VERSION,
-        lr=lr,
         load=_load,
         schedule=lambda opt: get_linear_schedule_with_warmup(opt, math.ceil(0.1 * total_steps), total_steps),
     )
@@ -171,42 +142,30 @@ def train_encoder(
 
     def step_loss(step: int) -> torch.Tensor:
         epoch, position = divmod(step, steps_per_epoch)
-        indices = _batches(n=len(train), batch_size=batch_size, seed=seed, epoch=epoch)[position]
-        chunk = [train[i] for i in indices]
-        batch = encode_questions(tokenizer=run.tokenizer, questions=chunk, max_length=max_length)
+        indices = _batches(n=len(train), batch_size=settings.batch_size, seed=settings.seed, epoch=epoch)
+        chunk = [train[i] for i in indices[position]]
+        batch = encode_questions(tokenizer=run.tokenizer, questions=chunk, max_length=settings.max_length)
         labels = torch.tensor([q.label for q in chunk], device=run.device)  # Shape: (batch,)
         return torch.nn.functional.cross_entropy(_logits(run.model, batch, run.device), labels)
 
     stopped_by_budget = run.train(
         step_loss=step_loss,
         total_steps=total_steps,
-        budget_s=time_budget_s,
+        budget_s=settings.time_budget_s,
         clip=True,
         desc="train",
         progress=progress,
     )
-    state = run.state
-    metrics: dict = {
-        "steps": state["step"],
+    metrics = run.step_metrics(per_epoch=steps_per_epoch, seconds_key="train_seconds")
+    metrics |= {
         "total_steps": total_steps,
-        "epochs_done": round(state["step"] / steps_per_epoch, 3),
         "stopped_by_budget": stopped_by_budget,
-        "train_seconds": round(state["elapsed"], 1),
         "final_loss": run.recent_loss(),
-        "losses": state["losses"],
     }
-    if dev:
-        probabilities = _probabilities(
-            model=run.model,
-            tokenizer=run.tokenizer,
-            questions=list(dev),
-            max_length=max_length,
-            batch_size=batch_size * 2,
-            device=run.device,
-            progress=progress,
-        )
-        metrics |= dev_metrics(probabilities=probabilities, dev=dev)
-    return run.finish(metrics)
+    evaluate = partial(
+        _probabilities, max_length=settings.max_length, batch_size=settings.batch_size * 2, progress=progress
+    )
+    return run.finish(metrics, dev=dev, probabilities=evaluate)
 
 
 def predict_encoder(

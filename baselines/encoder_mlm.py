@@ -22,30 +22,33 @@ and for stage 2 the manifest of the adapted base).
 
 import json
 import math
-import random
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import torch
 
 from baselines.device import pick_device
-from baselines.encoder import questions_sha256
-from baselines.finetune import MANIFEST, check_labelled, dev_metrics
+from baselines.finetune import MANIFEST, check_labelled
+from baselines.finetune_settings import FineTuneSettings
 from baselines.mlm_run import (
     CHUNK,
     MASK_PROBABILITY,
     adaptation_chunks,
     mask_chunks,
     start_masked_lm_run,
+    step_batch,
     texts_sha256,
 )
 from recam.records import NUM_OPTIONS, PLACEHOLDER, Question
 
 ENCODER_MLM_VERSION = "encoder-mlm-1.0"
 ADAPTED_VERSION = "encoder-mlm-adapted-1.0"
+MLM_SETTINGS = FineTuneSettings(lr=3e-5)  # the CLI's CPU defaults: baselines.commands
 __all__ = [  # the adaptation data (chunks, masking) lives in baselines.mlm_run; importable from here
     "CHUNK",
     "MASK_PROBABILITY",
+    "MLM_SETTINGS",
     "adapt_encoder",
     "adaptation_chunks",
     "encoder_mlm_probabilities",
@@ -102,10 +105,9 @@ def adapt_encoder(
 
     Saves an ``AutoModelForMaskedLM`` directory that ``train_encoder_mlm(model_dir=...)`` starts from.
     """
-
     if not texts or seconds <= 0:
         raise ValueError("adapt_encoder: needs texts and seconds > 0")
-    settings = {
+    identity = {
         "texts": len(texts),
         "texts_sha256": texts_sha256(texts),
         "seconds": seconds,
@@ -116,22 +118,16 @@ def adapt_encoder(
     run = start_masked_lm_run(
         output_dir=output_dir,
         model_dir=model_dir,
-        settings=settings,
+        settings=identity,
         device=device,
-        seed=seed,
         kind=ADAPTED_VERSION,
-        lr=lr,
     )
     if run.finished is not None:
         return run.finished
     chunks = adaptation_chunks(tokenizer=run.tokenizer, texts=texts)
-    per_epoch = math.ceil(len(chunks) / batch_size)
 
     def step_loss(step: int) -> torch.Tensor:
-        epoch, position = divmod(step, per_epoch)
-        order = list(range(len(chunks)))
-        random.Random(f"{seed}:adapt:{epoch}").shuffle(order)
-        rows = [chunks[i] for i in order[position * batch_size : (position + 1) * batch_size]]
+        rows = step_batch(chunks, step=step, batch_size=batch_size, tag=f"{seed}:adapt")
         generator = torch.Generator().manual_seed(seed * 1_000_003 + step)  # resumable masking
         batch = mask_chunks(tokenizer=run.tokenizer, chunks=rows, generator=generator)
         return run.model(**{k: v.to(run.device) for k, v in batch.items()}).loss
@@ -144,15 +140,8 @@ def adapt_encoder(
         desc="adapt (MLM)",
         progress=progress,
     )
-    state = run.state
-    metrics = {
-        "steps": state["step"],
-        "epochs_done": round(state["step"] / per_epoch, 3),
-        "seconds": round(state["elapsed"], 1),
-        "chunks": len(chunks),
-        "losses": state["losses"],
-    }
-    return run.finish(metrics)
+    metrics = run.step_metrics(per_epoch=math.ceil(len(chunks) / batch_size), seconds_key="seconds")
+    return run.finish({**metrics, "chunks": len(chunks)})
 
 
 def train_encoder_mlm(
@@ -161,88 +150,50 @@ def train_encoder_mlm(
     dev: Sequence[Question] | None,
     output_dir: Path,
     model_dir: Path | None = None,
-    epochs: float = 3.0,
-    max_length: int = 256,
-    batch_size: int = 8,
-    lr: float = 3e-5,
-    time_budget_s: float | None = None,
-    seed: int = 13,
+    settings: FineTuneSettings = MLM_SETTINGS,
     device: str | None = None,
     progress: bool = True,
 ) -> dict:
     """Stage 2: fine-tune the five options' masked-word scores (cross-entropy); save; return metrics.
 
-    ``model_dir``: the encoder, or a directory saved by ``adapt_encoder``. ``time_budget_s`` bounds
-    the training wall time (summed over resumed runs).
+    ``model_dir``: the encoder, or a directory saved by ``adapt_encoder``. ``settings``: see
+    ``FineTuneSettings``.
     """
-
     check_labelled(name="train_encoder_mlm", train=train, dev=dev)
-    settings = {
-        "epochs": epochs,
-        "max_length": max_length,
-        "batch_size": batch_size,
-        "lr": lr,
-        "time_budget_s": time_budget_s,
-        "seed": seed,
-        "train_sha256": questions_sha256(train),
-        "train_size": len(train),
-        "dev_sha256": questions_sha256(dev) if dev else None,
-    }
     run = start_masked_lm_run(
         output_dir=output_dir,
         model_dir=model_dir,
-        settings=settings,
+        settings=settings.identity(train=train, dev=dev),
         device=device,
-        seed=seed,
         kind=ENCODER_MLM_VERSION,
-        lr=lr,
     )
     if run.finished is not None:
         return run.finished
-    per_epoch = math.ceil(len(train) / batch_size)
+    per_epoch = math.ceil(len(train) / settings.batch_size)
 
     def step_loss(step: int) -> torch.Tensor:
-        epoch, position = divmod(step, per_epoch)
-        order = list(range(len(train)))
-        random.Random(f"{seed}:train:{epoch}").shuffle(order)
-        chunk = [train[i] for i in order[position * batch_size : (position + 1) * batch_size]]
+        chunk = step_batch(train, step=step, batch_size=settings.batch_size, tag=f"{settings.seed}:train")
         scores = option_scores(
             model=run.model,
             tokenizer=run.tokenizer,
             questions=chunk,
-            max_length=max_length,
+            max_length=settings.max_length,
             device=run.device,
         )
         labels = torch.tensor([q.label for q in chunk], device=run.device)  # Shape: (batch,)
         return torch.nn.functional.cross_entropy(scores, labels)
 
-    total = max(1, math.ceil(epochs * per_epoch))
     run.train(
         step_loss=step_loss,
-        total_steps=total,
-        budget_s=time_budget_s,
+        total_steps=max(1, math.ceil(settings.epochs * per_epoch)),
+        budget_s=settings.time_budget_s,
         clip=True,
         desc="train (options)",
         progress=progress,
     )
-    state = run.state
-    metrics: dict = {
-        "steps": state["step"],
-        "epochs_done": round(state["step"] / per_epoch, 3),
-        "train_seconds": round(state["elapsed"], 1),
-        "losses": state["losses"],
-    }
-    if dev:
-        probabilities = _probabilities(
-            model=run.model,
-            tokenizer=run.tokenizer,
-            questions=list(dev),
-            max_length=max_length,
-            device=run.device,
-            progress=progress,
-        )
-        metrics |= dev_metrics(probabilities=probabilities, dev=dev)
-    return run.finish(metrics)
+    metrics = run.step_metrics(per_epoch=per_epoch, seconds_key="train_seconds")
+    evaluate = partial(_probabilities, max_length=settings.max_length, progress=progress)
+    return run.finish(metrics, dev=dev, probabilities=evaluate)
 
 
 def _probabilities(

@@ -66,6 +66,33 @@ def dev_metrics(*, probabilities: torch.Tensor, dev: Sequence[Question]) -> dict
     return {"dev_accuracy": score, "scorer_version": SCORER_VERSION}
 
 
+RESTART_ADVICE = "delete it to train this run from the start, or train into a new --output"
+CHECKPOINT_KEYS = {"settings", "model", "optimizer"}
+STATE_KEYS = ("step", "elapsed", "losses")
+
+
+def read_checkpoint(path: Path, *, device: str) -> dict:
+    """The checkpoint at ``path`` in the current layout, or a ValueError naming the file and what to do.
+
+    A half-finished run of the code before the shared loop still resumes: the encoder's checkpoints kept
+    step, elapsed and losses at the top level (here moved into ``state``); the masked-LM runs' kept no
+    scheduler or RNG state (they have no schedule, and their masks are seeded per step).
+    """
+    try:
+        saved = torch.load(path, map_location=device, weights_only=False)
+    except Exception as exc:  # truncated, or not a torch file: torch raises several unrelated types
+        raise ValueError(
+            f"{path}: not a readable checkpoint ({type(exc).__name__}); {RESTART_ADVICE}"
+        ) from None
+    if not isinstance(saved, dict) or not saved.keys() >= CHECKPOINT_KEYS:
+        raise ValueError(f"{path}: not a checkpoint of these trainers; {RESTART_ADVICE}")
+    if "state" not in saved and saved.keys() >= set(STATE_KEYS):  # the old encoder layout
+        saved = {**saved, "state": {key: saved[key] for key in STATE_KEYS}}
+    if not isinstance(saved.get("state"), dict) or not saved["state"].keys() >= set(STATE_KEYS):
+        raise ValueError(f"{path}: a checkpoint with no training state; {RESTART_ADVICE}")
+    return saved
+
+
 Loader = Callable[[Path, str], tuple]  # (model directory, device) -> (tokenizer, model)
 
 
@@ -80,13 +107,14 @@ class FineTuneRun:
         base_dir: Path,
         settings: dict,
         device: str | None,
-        seed: int,
         kind: str,
-        lr: float,
         load: Loader,
         schedule: Callable[[torch.optim.Optimizer], object] | None = None,
     ) -> "FineTuneRun":
-        """Open the run: ``finished`` holds the metrics of a finished identical run, else it is ready to train."""
+        """Open the run: ``finished`` holds the metrics of a finished identical run, else it is ready to train.
+
+        ``settings``: what identifies the run (with the inputs' hashes); its ``seed`` and ``lr`` are used.
+        """
         run = cls()
         run.output_dir = Path(output_dir)
         run.output_dir.mkdir(parents=True, exist_ok=True)
@@ -101,9 +129,9 @@ class FineTuneRun:
             raise ValueError(
                 f"{manifest_path}: holds a finished run with other inputs or settings; use a new --output"
             )
-        seed_everything(seed)
+        seed_everything(settings["seed"])
         run.tokenizer, run.model = load(base_dir, run.device)
-        run.optimizer = torch.optim.AdamW(run.model.parameters(), lr=lr, weight_decay=0.01)
+        run.optimizer = torch.optim.AdamW(run.model.parameters(), lr=settings["lr"], weight_decay=0.01)
         run.scheduler = schedule(run.optimizer) if schedule is not None else None
         run.state = {"step": 0, "elapsed": 0.0, "losses": []}
         run.checkpoint_path = run.output_dir / CHECKPOINT
@@ -114,16 +142,24 @@ class FineTuneRun:
         return run
 
     def _resume(self) -> None:
-        saved = torch.load(self.checkpoint_path, map_location=self.device, weights_only=False)
+        saved = read_checkpoint(self.checkpoint_path, device=self.device)
         if saved["settings"] != self.settings:
             raise ValueError(
                 f"{self.checkpoint_path}: a checkpoint of other inputs or settings; use a new --output"
             )
-        self.model.load_state_dict(saved["model"])
-        self.optimizer.load_state_dict(saved["optimizer"])
-        if self.scheduler is not None:
-            self.scheduler.load_state_dict(saved["scheduler"])
-        torch.set_rng_state(saved["rng"])
+        if self.scheduler is not None and saved.get("scheduler") is None:
+            raise ValueError(f"{self.checkpoint_path}: holds no learning-rate schedule; {RESTART_ADVICE}")
+        try:
+            self.model.load_state_dict(saved["model"])
+            self.optimizer.load_state_dict(saved["optimizer"])
+            if self.scheduler is not None:
+                self.scheduler.load_state_dict(saved["scheduler"])
+        except (RuntimeError, ValueError, KeyError) as exc:  # torch's messages for mismatched tensors
+            raise ValueError(
+                f"{self.checkpoint_path}: does not fit this model ({type(exc).__name__}); {RESTART_ADVICE}"
+            ) from None
+        if saved.get("rng") is not None:  # the old masked-LM layout kept none: its masks are seeded per step
+            torch.set_rng_state(saved["rng"].cpu())  # map_location put it on the run's device
         self.state = saved["state"]
 
     def train(
@@ -198,8 +234,31 @@ class FineTuneRun:
             raise
         self._save()
 
-    def finish(self, metrics: dict) -> dict:
-        """Save the model, tokenizer and manifest; the checkpoint goes (the saved model supersedes it)."""
+    def step_metrics(self, *, per_epoch: int, seconds_key: str) -> dict:
+        """Steps, epochs and seconds trained, and every step's loss (the manifests' names for them)."""
+        state = self.state
+        return {
+            "steps": state["step"],
+            "epochs_done": round(state["step"] / per_epoch, 3),
+            seconds_key: round(state["elapsed"], 1),
+            "losses": state["losses"],
+        }
+
+    def finish(
+        self,
+        metrics: dict,
+        *,
+        dev: Sequence[Question] | None = None,
+        probabilities: Callable[..., torch.Tensor] | None = None,
+    ) -> dict:
+        """Evaluate on ``dev``, save the model, tokenizer and manifest; the checkpoint goes (the saved
+        model supersedes it). ``probabilities(model=, tokenizer=, questions=, device=)``: the reader's
+        option probabilities, shape (num_questions, 5)."""
+        if dev and probabilities is not None:
+            option_probabilities = probabilities(
+                model=self.model, tokenizer=self.tokenizer, questions=list(dev), device=self.device
+            )
+            metrics = {**metrics, **dev_metrics(probabilities=option_probabilities, dev=dev)}
         self.model.save_pretrained(self.output_dir)
         self.tokenizer.save_pretrained(self.output_dir)
         manifest = {

@@ -7,6 +7,8 @@ base model and, for a base saved by ``adapt_encoder``, that base's manifest (pro
 
 import hashlib
 import json
+import math
+import random
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -58,7 +60,7 @@ def load_masked_lm(model_dir: Path, device: str) -> tuple:
     return tokenizer, AutoModelForMaskedLM.from_pretrained(model_dir).to(device)
 
 
-def start_masked_lm_run(*, output_dir, model_dir, settings, device, seed, kind, lr) -> FineTuneRun:
+def start_masked_lm_run(*, output_dir, model_dir, settings, device, kind) -> FineTuneRun:
     """A resumable masked-LM run in ``output_dir`` (or the metrics of the finished identical run)."""
     base_dir = base_model_dir(model_dir)
     return FineTuneRun.start(
@@ -66,11 +68,18 @@ def start_masked_lm_run(*, output_dir, model_dir, settings, device, seed, kind, 
         base_dir=base_dir,
         settings={**settings, "base_model": str(base_dir), "base_manifest": _manifest_of(base_dir)},
         device=device,
-        seed=seed,
         kind=kind,
-        lr=lr,
         load=load_masked_lm,
     )
+
+
+def step_batch(items: Sequence, *, step: int, batch_size: int, tag: str) -> list:
+    """The items of training step ``step``: every epoch is a shuffle seeded by ``f"{tag}:{epoch}"``, so
+    a resumed run replays the same batches."""
+    epoch, position = divmod(step, math.ceil(len(items) / batch_size))
+    order = list(range(len(items)))
+    random.Random(f"{tag}:{epoch}").shuffle(order)
+    return [items[i] for i in order[position * batch_size : (position + 1) * batch_size]]
 
 
 def _manifest_of(model_dir: Path) -> dict | None:

@@ -7,30 +7,27 @@
 
 A seeded ``valid_fraction`` of the training examples is held out to pick the best epoch, so ``dev``
 is only reported per epoch, never used for selection. ``checkpoint_dir`` gets ``last.pt`` after every
-epoch; a rerun with the same configuration and data resumes from it.
+epoch; a rerun with the same configuration and data resumes from it. The loop is baselines.reader_fit
+(``fit``, re-exported here); the trained reader itself, baselines.trained_reader.
 """
 
-import hashlib
-import json
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
 import torch
-from torch import nn
 
 from baselines.data import (
     RESERVED,
     ClozeExample,
-    EncodedExample,
     candidate_key,
     check_examples,
+    examples_sha256,
     tokenize,
 )
 from baselines.device import pick_device
 from baselines.reader_config import ReaderConfig
+from baselines.reader_fit import fit, loss_fn  # noqa: F401  (loss_fn re-exported)
 from baselines.trained_reader import (  # noqa: F401  (re-exported: callers import them from here)
     FORMAT_VERSION,
     TrainedReader,
@@ -39,13 +36,6 @@ from baselines.trained_reader import (  # noqa: F401  (re-exported: callers impo
     _pad,
 )
 from recam.metrics import accuracy
-
-
-def examples_sha256(examples: Sequence[ClozeExample]) -> str:
-    digest = hashlib.sha256()
-    for example in examples:
-        digest.update(json.dumps(asdict(example), sort_keys=True).encode() + b"\n")
-    return digest.hexdigest()
 
 
 def initial_reader(
@@ -152,111 +142,6 @@ def evaluate(*, reader: TrainedReader, examples: Sequence[ClozeExample]) -> floa
     labelled = [e for e in examples if e.label is not None]
     predictions = reader.predict(examples=labelled)
     return accuracy(predictions=predictions, references=[e.label for e in labelled])["accuracy"]
-
-
-def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Negative log-likelihood of the targets under the softmax over each example's choices."""
-    return nn.functional.cross_entropy(logits, targets)
-
-
-def _fingerprint(reader: TrainedReader, *, mode: str, dev: Sequence[ClozeExample] | None) -> str:
-    # epochs and the time budget are left out: a rerun asking for more epochs continues the same run
-    settings = {k: v for k, v in asdict(reader.config).items() if k not in ("epochs", "time_budget_s")}
-    if not settings["center_query"]:  # added later: runs without it keep their fingerprint (and resume)
-        del settings["center_query"]
-    parts = [FORMAT_VERSION, mode, json.dumps(settings, sort_keys=True)]
-    parts += [reader.info["train_sha256"], examples_sha256(dev or []), reader.info["vectors_sha256"]]
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()
-
-
-def _top1(reader: TrainedReader, items: Sequence[EncodedExample], *, mode: str) -> float | None:
-    if not items:
-        return None
-    predictions = [int(logits.argmax()) for logits in reader._logits(items, mode=mode)]
-    return accuracy(predictions=predictions, references=[int(item.target) for item in items])["accuracy"]
-
-
-def fit(
-    *,
-    reader: TrainedReader,
-    train: Sequence[ClozeExample],
-    dev: Sequence[ClozeExample] | None,
-    mode: str,
-    device: str,
-    checkpoint_dir: Path | None,
-    progress: bool,
-) -> None:
-    """The training loop: seeded shuffles, per-epoch checkpoint, best epoch on the held-out slice."""
-    from tqdm import tqdm
-
-    config = reader.config
-    encoded = reader.encode(train, mode=mode, grow=False)
-    order = np.random.default_rng(config.seed).permutation(len(encoded))
-    n_valid = int(len(encoded) * config.valid_fraction) if len(encoded) >= 20 else 0
-    valid = [encoded[i] for i in order[:n_valid]]
-    items = [encoded[i] for i in order[n_valid:]]
-    dev_items = [e for e in reader.encode(dev, mode=mode, grow=True) if e.target is not None] if dev else []
-    module = reader.module.to(device)
-    optimizer = torch.optim.Adam([p for p in module.parameters() if p.requires_grad], lr=config.lr)
-    state = {"epoch": 0, "history": [], "best_score": -1.0, "best_state": None}
-    fingerprint = _fingerprint(reader, mode=mode, dev=dev)
-    last = Path(checkpoint_dir) / "last.pt" if checkpoint_dir else None
-    if last is not None and last.is_file():
-        saved = torch.load(last, map_location=device, weights_only=False)
-        if saved.get("fingerprint") == fingerprint:
-            module.load_state_dict(saved["model"])
-            optimizer.load_state_dict(saved["optimizer"])
-            state = saved["state"]
-    started = time.monotonic()
-    for epoch in range(state["epoch"], config.epochs):
-        module.train()
-        torch.manual_seed(config.seed * 1000 + epoch)  # dropout masks do not depend on resuming
-        perm = np.random.default_rng([config.seed, epoch]).permutation(len(items))
-        batches = [perm[i : i + config.batch_size] for i in range(0, len(perm), config.batch_size)]
-        losses = []
-        bar = tqdm(batches, desc=f"{config.reader} epoch {epoch + 1}/{config.epochs}", disable=not progress)
-        for indices in bar:
-            chosen = [items[i] for i in indices]
-            batch = reader.batch(chosen, mode=mode).to(device)
-            targets = torch.tensor([item.target for item in chosen], device=device)  # Shape: (batch,)
-            loss = loss_fn(module(batch), targets)
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(module.parameters(), 10.0)
-            optimizer.step()
-            losses.append(loss.item())
-            bar.set_postfix(loss=f"{np.mean(losses):.3f}")
-        record = {
-            "epoch": epoch + 1,
-            "loss": float(np.mean(losses)),
-            "valid": _top1(reader, valid, mode=mode),
-        }
-        record["dev"] = _top1(reader, dev_items, mode=mode)
-        state["history"].append(record)
-        score = record["valid"] if record["valid"] is not None else float(epoch)
-        if score > state["best_score"]:
-            state["best_score"], state["best_epoch"] = score, epoch + 1
-            state["best_state"] = {k: v.detach().cpu().clone() for k, v in module.state_dict().items()}
-        state["epoch"] = epoch + 1
-        if last is not None:
-            last.parent.mkdir(parents=True, exist_ok=True)
-            payload = {
-                "fingerprint": fingerprint,
-                "model": module.state_dict(),
-                "optimizer": optimizer.state_dict(),
-                "state": state,
-            }
-            torch.save(payload, last.with_suffix(".tmp"))
-            last.with_suffix(".tmp").replace(last)
-        if progress:
-            tqdm.write(f"{config.reader} epoch {epoch + 1}: {json.dumps(record)}")
-        if config.time_budget_s is not None and time.monotonic() - started > config.time_budget_s:
-            break
-    if state["best_state"] is not None:
-        module.load_state_dict(state["best_state"])
-    reader.info.update(
-        {"history": state["history"], "best_epoch": state.get("best_epoch"), "valid_examples": len(valid)}
-    )
 
 
 def query_prior(

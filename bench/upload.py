@@ -199,10 +199,8 @@ def _stages(*, ids: list[int]) -> dict[str, float | None]:
     return {name: round(percentile(v, 50), 1) if v else None for name, v in stages.items()}
 
 
-def run_upload(
-    *, data_dir: Path, database_url: str | None = None, concurrency=(1, 20), uploads: int = 60
-) -> dict:
-    database_url = database_url or os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE_URL)
+def _prepare_phase(*, data_dir: Path, database_url: str, teams: int) -> tuple[bytes, list]:
+    """A fresh database with the ReCAM competition, random gold and ``teams`` teams; (upload, tokens)."""
     if database_url.startswith("postgres"):
         _recreate_postgres(database_url)
     setup_django(database_url=database_url)
@@ -222,7 +220,27 @@ def run_upload(
     data, gold, _ = make_floor_input(data_dir=data_dir, seed=13)
     test_set = TestSet.objects.get(phase__competition__slug=SLUG, phase__kind=PHASE, subtask=1)
     gold_store(test_set=test_set, labels=gold, source_name="random labels (benchmark)")
-    tokens = _teams(max(concurrency))
+    return data, _teams(teams)
+
+
+def _server_commands(
+    *, port: int, queue: str, workers: int, threads: int, pool: str, concurrency: str
+) -> tuple[list[str], list[str]]:
+    """The gunicorn web server and the Celery worker that consumes only ``queue``."""
+    web = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    web += ["--pythonpath", "platform", "--workers", str(workers), "--threads", str(threads)]
+    web += ["--log-level", "warning"]
+    worker = [sys.executable, "-m", "celery", "-A", "tasks.app", "worker", "-Q", queue]
+    worker += ["--pool", pool, "--concurrency", concurrency]
+    worker += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle", "-n", f"{queue}@%h"]
+    return web, worker
+
+
+def run_upload(
+    *, data_dir: Path, database_url: str | None = None, concurrency=(1, 20), uploads: int = 60
+) -> dict:
+    database_url = database_url or os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE_URL)
+    data, tokens = _prepare_phase(data_dir=data_dir, database_url=database_url, teams=max(concurrency))
     floor = run_floor(data_dir=data_dir, repeats=20)  # the floor under the same machine load
 
     workers = int(os.environ.get("BENCH_WEB_WORKERS", os.cpu_count() or 1))
@@ -241,15 +259,11 @@ def run_upload(
         "RATELIMIT_ENABLED": "false",  # 60 uploads a minute from one team is the point here, not abuse
     }
     log = (BENCH_DIR / "upload-servers.log").open("wb")
-    web = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
-    web += ["--pythonpath", "platform", "--workers", str(workers), "--threads", str(threads)]
-    web += ["--log-level", "warning"]
-    worker = [sys.executable, "-m", "celery", "-A", "tasks.app", "worker", "-Q", queue]
-    worker += ["--pool", pool, "--concurrency", concurrency_worker]
-    worker += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle", "-n", f"{queue}@%h"]
+    commands = _server_commands(
+        port=port, queue=queue, workers=workers, threads=threads, pool=pool, concurrency=concurrency_worker
+    )
     servers = [
-        subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        for cmd in (web, worker)
+        subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT) for cmd in commands
     ]
     try:
         _wait_ready(f"{base}/api/phases/{PHASE}/leaderboard/?competition={SLUG}", servers[0])

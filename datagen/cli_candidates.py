@@ -7,7 +7,14 @@ import click
 
 from datagen.filters import DEFAULT_CONTEXTUAL_MAX
 from datagen.pipeline import Settings, local_runner
-from datagen.pipeline_config import DEFAULT_SCALE, DEFAULT_WSD, SCALES, SYNONYM_SCOPES, WSD_CHOICES
+from datagen.pipeline_config import (
+    DEFAULT_SCALE,
+    DEFAULT_WSD,
+    SCALES,
+    SYNONYM_SCOPES,
+    WSD_CHOICES,
+    WSD_CONTEXTS,
+)
 from datagen.shards import run_candidates
 
 
@@ -72,7 +79,14 @@ from datagen.shards import run_candidates
     type=click.IntRange(min=1),
     default=8,
     show_default=True,
-    help="Context words each side of the target for the adapted Lesk.",
+    help="Content words each side of the target for the word senses (with --wsd-context window).",
+)
+@click.option(
+    "--wsd-context",
+    type=click.Choice(WSD_CONTEXTS),
+    default="text",
+    show_default=True,
+    help="Word-sense context: the whole summary + passage (§3.3), or a window of --lesk-window words.",
 )
 @click.option(
     "--wsd",
@@ -109,6 +123,7 @@ def candidates(
     glove_max,
     contextual_max,
     lesk_window,
+    wsd_context,
     wsd,
     synonym_scope,
     imperceptibility_scale,
@@ -123,6 +138,7 @@ def candidates(
         glove_max=glove_max,
         contextual_max=contextual_max,
         lesk_window=lesk_window,
+        wsd_context=wsd_context,
         use_encoder=not no_encoder,
         wsd=wsd,
         synonym_scope=synonym_scope,

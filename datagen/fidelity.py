@@ -28,7 +28,14 @@ from datagen.pipeline import (
     load_resources,
     select_pairs,
 )
-from datagen.pipeline_config import DEFAULT_SCALE, DEFAULT_WSD, SCALES, SYNONYM_SCOPES, WSD_CHOICES
+from datagen.pipeline_config import (
+    DEFAULT_SCALE,
+    DEFAULT_WSD,
+    SCALES,
+    SYNONYM_SCOPES,
+    WSD_CHOICES,
+    WSD_CONTEXTS,
+)
 from datagen.xsum import Pair
 from recam.records import PLACEHOLDER, Question, read_questions
 
@@ -36,8 +43,16 @@ SOURCES = {
     1: ("training_data/Task_1_dev.jsonl", "trail_data/Task_1_Imperceptibility.jsonl"),
     2: ("training_data/Task_2_dev.jsonl", "trail_data/Task_2_Nonspecificity.jsonl"),
 }
-# The rules before issue #12: adapted Lesk, all-senses synonym pool, raw regressor, spaCy's POS as is.
-BEFORE = {"wsd": "lesk", "synonym_scope": "all", "imperceptibility_scale": "regressor", "pos_rescue": False}
+# Pipeline version 1: our Lesk over a window, all-senses synonym pool, raw regressor, spaCy's POS as is.
+BEFORE = {
+    "wsd": "lesk",
+    "wsd_context": "window",
+    "synonym_scope": "all",
+    "imperceptibility_scale": "regressor",
+    "pos_rescue": False,
+}
+# Pipeline version 2 (issue #12, first pass): version 3's defaults but our Lesk over a window.
+PREVIOUS = {"wsd": "lesk", "wsd_context": "window"}
 
 
 def rebuilt_pair(*, question: Question, source: str) -> tuple[Pair, tuple[int, int]]:
@@ -229,11 +244,13 @@ def rating_ceiling(*, questions: Sequence[Question], wordnet, threshold: float) 
     show_default=True,
     help="Word-sense method(s); several give a side-by-side table.",
 )
+@click.option("--wsd-context", type=click.Choice(WSD_CONTEXTS), default="text", show_default=True)
 @click.option("--synonym-scope", type=click.Choice(SYNONYM_SCOPES), default="sense", show_default=True)
 @click.option("--imperceptibility-scale", type=click.Choice(SCALES), default=DEFAULT_SCALE, show_default=True)
 @click.option("--no-pos-rescue", is_flag=True, help="Do not let lower-case ADJ/PROPN nouns/verbs through.")
 @click.option("--contextual-max", type=float, default=DEFAULT_CONTEXTUAL_MAX, show_default=True)
 @click.option("--before", is_flag=True, help="Add the pipeline-version-1 rules as a variant 'before'.")
+@click.option("--previous", is_flag=True, help="Add the pipeline-version-2 rules as a variant 'v2'.")
 def main(
     data_dir: Path,
     subtasks: tuple[str, ...],
@@ -241,16 +258,19 @@ def main(
     no_encoder: bool,
     limit: int | None,
     wsds: tuple[str, ...],
+    wsd_context: str,
     synonym_scope: str,
     imperceptibility_scale: str,
     no_pos_rescue: bool,
     contextual_max: float,
     before: bool,
+    previous: bool,
 ) -> None:
     """Measure fidelity on the ReCAM dev and trial files; write JSON and print markdown tables."""
     base = Settings(
         subtask=1,
         use_encoder=not no_encoder,
+        wsd_context=wsd_context,
         synonym_scope=synonym_scope,
         imperceptibility_scale=imperceptibility_scale,
         pos_rescue=not no_pos_rescue,
@@ -261,6 +281,8 @@ def main(
     result: dict[int, list[dict]] = {}
     for s in subtasks:
         variants = {wsd: replace(base, subtask=int(s), wsd=wsd) for wsd in wsds}
+        if previous:
+            variants["v2"] = replace(base, subtask=int(s), **PREVIOUS)
         if before:
             variants["before"] = replace(base, subtask=int(s), **BEFORE)
         result[int(s)] = fidelity(data_dir=data_dir, variants=variants, limit=limit, journal=journal)

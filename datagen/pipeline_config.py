@@ -8,8 +8,9 @@ from dataclasses import asdict, dataclass, field
 from datagen import filters
 
 SUBTASKS = (1, 2)
-WSD_CHOICES = ("lesk", "pywsd", "first-sense", "embedding")  # see datagen.wsd
-DEFAULT_WSD = "lesk"
+WSD_CHOICES = ("signature", "signature-mfs", "lesk", "pywsd", "first-sense", "embedding")  # see datagen.wsd
+DEFAULT_WSD = "signature"
+WSD_CONTEXTS = ("text", "window")  # see datagen.nonspecificity
 SCALES = ("mrc+calibrated", "regressor")  # see datagen.imperceptibility
 DEFAULT_SCALE = "mrc+calibrated"
 SYNONYM_SCOPES = ("sense", "all")
@@ -24,7 +25,8 @@ class Settings:
     contextual_max: float = filters.DEFAULT_CONTEXTUAL_MAX
     lesk_window: int = 8
     use_encoder: bool = True
-    wsd: str = "lesk"
+    wsd: str = DEFAULT_WSD
+    wsd_context: str = "text"
     synonym_scope: str = "sense"
     imperceptibility_scale: str = "mrc+calibrated"
     pos_rescue: bool = True
@@ -34,6 +36,7 @@ class Settings:
             raise ValueError(f"subtask must be 1 or 2, got {self.subtask!r}")
         for name, value, allowed in (
             ("wsd", self.wsd, WSD_CHOICES),
+            ("wsd context", self.wsd_context, WSD_CONTEXTS),
             ("synonym scope", self.synonym_scope, SYNONYM_SCOPES),
             ("imperceptibility scale", self.imperceptibility_scale, SCALES),
         ):
@@ -65,8 +68,10 @@ def _load_senses(settings: Settings, res: Resources) -> None:
     from datagen.wsd import build_disambiguator
 
     disambiguator = build_disambiguator(name=settings.wsd, wordnet=res.wordnet)
-    res.senses = NonspecificityScorer(lesk=disambiguator, window=settings.lesk_window)
-    res.names["wsd"] = settings.wsd
+    res.senses = NonspecificityScorer(
+        lesk=disambiguator, window=settings.lesk_window, context=settings.wsd_context
+    )
+    res.names["wsd"] = f"{settings.wsd} ({settings.wsd_context})"
 
 
 def load_resources(*, settings: Settings, encoder: bool | None = None) -> Resources:
@@ -76,7 +81,7 @@ def load_resources(*, settings: Settings, encoder: bool | None = None) -> Resour
     from lexicon.vectors import load_vectors
 
     want_encoder = settings.use_encoder if encoder is None else encoder
-    key = (settings.subtask, settings.lesk_window, settings.wsd, settings.synonym_scope)
+    key = (settings.subtask, settings.lesk_window, settings.wsd, settings.wsd_context, settings.synonym_scope)
     key += (settings.imperceptibility_scale, want_encoder)
     if key not in _RESOURCES:
         res = Resources(nlp=load_nlp(), wordnet=resources.wordnet(), vectors=load_vectors())

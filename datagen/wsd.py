@@ -1,17 +1,25 @@
 """Word senses for Subtask 2 (§3.3), behind one ``--wsd`` setting.
 
-* ``lesk`` (default): our adapted Lesk (Banerjee and Pedersen 2002, ``datagen.lesk``) over the
-  summary concatenated with the passage, as the paper states. Default by the rule "the paper's stated
-  method, implemented from its source": not chosen by a dev figure.
+* ``signature`` (default since pipeline version 3): the adapted Lesk of the public implementation of
+  2020 (pywsd's ``adapted_lesk``: signature words shared with the context), with pywsd's own
+  precomputed signatures, by ``datagen.signature_lesk``, over the whole summary + passage
+  (``--wsd-context text``).
+  Default by the rule "the paper's stated context (§3.3) with the cited algorithm as publicly
+  implemented when ReCAM was built", ties included; docs/datagen.md gives the held-out check on dev
+  and trial. ``signature-mfs``: the same overlap, ties to WordNet's most frequent sense.
+* ``lesk``: our phrase-overlap adapted Lesk (Banerjee and Pedersen 2002, ``datagen.lesk``), the
+  default of pipeline versions 1-2 (with ``--wsd-context window``).
 * ``pywsd``: PyPI ``pywsd`` 1.2.5 ``adapted_lesk`` (the public implementation of 2020, the likeliest
-  tool the organisers ran) over the same lemmatised context window. pywsd's import warms up with
+  tool the organisers ran) over the same lemmatised context (``--wsd-context``); it costs the
+  package's import (a second WordNet and a warm-up, 10-46 s wall per process at load 1-10). pywsd's import warms up with
   NLTK's perceptron tagger and punkt, which are NLTK data (no PyPI package, no ``nltk.download``
   here): ``_import_pywsd`` gives it a tagger that tags each word with the target's own part of speech,
   which is all ``adapted_lesk`` asks of it when the context is already lemmatised.
 * ``first-sense``: WordNet's first sense for the part of speech (WordNet orders senses by their
   SemCor ``cntlist`` counts), i.e. a sense-frequency prior.
 * ``embedding``: the sense whose gloss (lemma names and definition, mean of the MiniLM encoder's word
-  vectors) is closest by cosine to the target's contextual vector in its context window.
+  vectors) is closest by cosine to the target's contextual vector in its context window (use it with
+  ``--wsd-context window``: it places the target in the middle of its context).
 
 Each disambiguator offers ``senses(lemma, pos)`` and ``disambiguate(lemma=, pos=, context=)`` and
 returns a ``lesk.Sense`` (synset name, score, max depth) like ``AdaptedLesk``.
@@ -24,6 +32,7 @@ import numpy as np
 
 from datagen.lesk import AdaptedLesk, Sense
 from datagen.pipeline_config import DEFAULT_WSD, WSD_CHOICES
+from datagen.signature_lesk import SignatureLesk
 
 __all__ = ["DEFAULT_WSD", "WSD_CHOICES", "build_disambiguator"]
 
@@ -131,6 +140,8 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 
 def build_disambiguator(*, name: str, wordnet, encoder_loader=None):
     """The disambiguator for a ``--wsd`` choice; ``encoder_loader()`` gives the encoder for embedding."""
+    if name in ("signature", "signature-mfs"):
+        return SignatureLesk(wordnet=wordnet, ties="pywsd" if name == "signature" else "frequency")
     if name == "lesk":
         return AdaptedLesk(wordnet=wordnet)
     if name == "first-sense":

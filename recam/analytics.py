@@ -1,37 +1,56 @@
 """Per-question analytics of a closed phase: who got each question right, which options were picked, item fit.
 
 Pure (no Django). Input: a (teams x questions) matrix of chosen options (0-4, -1 for none) and the gold
-options. Libraries: ``scipy.stats.pearsonr`` (vectorised point-biserial r) for discrimination (item vs rest score); the 2-parameter IRT fit is
-joint maximum likelihood as in ``girth.twopl_jml`` (same model, start, bounds, identification and stopping
-rule) with each conditional step solved for all items (or teams) at once by ``scipy.optimize`` L-BFGS-B
-with analytic gradients instead of one numeric-gradient SLSQP call per item; team abilities by
-``girth.ability_map``. Why: docs/statistics.md ("Item response theory").
+options. Libraries: ``scipy.stats.pearsonr`` (vectorised point-biserial r) for discrimination (item vs
+rest score); the 2-parameter IRT fit (girth.twopl_jml's joint maximum likelihood with vectorised steps,
+abilities by ``girth.ability_map``) lives in ``recam.irt`` and is re-exported here. Why:
+docs/statistics.md ("Item response theory").
 
 Flags, by stated rules (not tuned on any data):
 - ``strong_agree_wrong``: more than half of the strong teams (the top quarter by accuracy, at least 3
-  teams) chose the same wrong option: a likely mislabelled or ambiguous question;
+  teams) chose the same wrong option: a likely mislabelled or ambiguous question. Only raised when the
+  strong teams are at most half of the board (6 teams or more): on a smaller board "strong" would take in
+  teams below the median (on 3 teams, everyone), and the flag would mark every question most teams miss;
 - ``none_right``: no team chose the gold option;
-- ``unpicked_distractors``: wrong options no team chose.
+- ``unpicked_distractors``: wrong options no team chose. Only raised with at least as many teams as
+  distractors (4): with fewer, some distractor is unpicked on every question by arithmetic.
 """
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize
 from scipy import stats as scipy_stats
+
+from recam.irt import (  # re-exported: the IRT fit moved to recam.irt
+    ABILITY_BOUNDS,
+    DIFFICULTY_BOUNDS,
+    DISCRIMINATION_BOUNDS,
+    IRT_ITERATIONS,
+    IRT_METHOD,
+    IRT_TOLERANCE,
+    fit_2pl,
+    irt_fit,
+)
 
 OPTIONS = 5
 STRONG_SHARE = 0.25  # the top quarter of teams by accuracy
 STRONG_MIN = 3
 AGREE_SHARE = 0.5  # more than half of the strong teams on one wrong option
-# girth's defaults for joint maximum likelihood: at most 25 rounds, stop when no difficulty moves 1e-3.
-IRT_ITERATIONS = 25
-IRT_TOLERANCE = 1e-3
-DISCRIMINATION_BOUNDS = (0.25, 4.0)  # girth.twopl_jml's bounds
-DIFFICULTY_BOUNDS = ABILITY_BOUNDS = (-6.0, 6.0)
-IRT_METHOD = "2PL joint ML by girth.twopl_jml's rule, vectorised steps (Newton, bounded items by L-BFGS-B); girth.ability_map"
+__all__ = [
+    "ABILITY_BOUNDS",
+    "DIFFICULTY_BOUNDS",
+    "DISCRIMINATION_BOUNDS",
+    "IRT_ITERATIONS",
+    "IRT_METHOD",
+    "IRT_TOLERANCE",
+    "OPTIONS",
+    "Analytics",
+    "QuestionStats",
+    "TeamStats",
+    "analyse",
+    "fit_2pl",
+]
 
 
 @dataclass(frozen=True)
@@ -78,160 +97,6 @@ def _point_biserial(correct: np.ndarray) -> np.ndarray:
     return out
 
 
-def _loss(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
-    """Bernoulli-logit negative log-likelihood of z (sum) and its derivative per cell, one exp shared."""
-    e = np.exp(-np.abs(z))
-    p = np.where(z >= 0, 1.0, e) / (1.0 + e)
-    return float((np.maximum(z, 0) + np.log1p(e) - y * z).sum()), p - y
-
-
-def _item_loss(alpha: np.ndarray, beta: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    z = alpha[:, None] * theta[None, :] + beta[:, None]
-    return (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z))) - y * z).sum(axis=1)
-
-
-def _newton_items(
-    y: np.ndarray, theta: np.ndarray, a: np.ndarray, b: np.ndarray, rounds: int = 30
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Unbounded per-item ML by Newton with step halving, all items at once, in the logistic-regression
-    parameters alpha = a, beta = -a * b (where each item's likelihood is convex). Returns a, b, converged."""
-    alpha, beta = a.astype(float).copy(), -a * b
-    t1, t2 = theta[None, :], theta[None, :] ** 2
-    done = np.zeros(len(a), dtype=bool)
-    loss = _item_loss(alpha, beta, y, theta)
-    for _ in range(rounds):
-        _, r = _loss(alpha[:, None] * t1 + beta[:, None], y)
-        p = r + y
-        w = p * (1 - p)
-        g1, g2 = (r * t1).sum(axis=1), r.sum(axis=1)
-        h11, h12, h22 = (w * t2).sum(axis=1), (w * t1).sum(axis=1), w.sum(axis=1)
-        det = h11 * h22 - h12**2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s1, s2 = (h22 * g1 - h12 * g2) / det, (h11 * g2 - h12 * g1) / det
-        s1, s2 = np.where(np.isfinite(s1), s1, 0.0), np.where(np.isfinite(s2), s2, 0.0)
-        done = np.maximum(np.abs(s1), np.abs(s2)) < 1e-8
-        with np.errstate(divide="ignore", invalid="ignore"):
-            settled = done | ~_inside(alpha, -beta / alpha)
-        if settled.all():  # the rest go to the bounded solver anyway
-            break
-        step = np.ones(len(a))
-        for _ in range(20):  # halve the step of every item whose likelihood got worse
-            new = _item_loss(alpha - step * s1, beta - step * s2, y, theta)
-            worse = new > loss + 1e-12
-            if not worse.any():
-                break
-            step = np.where(worse, step / 2, step)
-        alpha, beta, loss = alpha - step * s1, beta - step * s2, np.minimum(new, loss)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return alpha, -beta / alpha, done
-
-
-def _inside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Strictly inside girth's box (nan, e.g. alpha 0, is outside)."""
-    with np.errstate(invalid="ignore"):
-        a_in = (a > DISCRIMINATION_BOUNDS[0]) & (a < DISCRIMINATION_BOUNDS[1])
-        return a_in & (b > DIFFICULTY_BOUNDS[0]) & (b < DIFFICULTY_BOUNDS[1])
-
-
-def _item_step(
-    y: np.ndarray, theta: np.ndarray, a: np.ndarray, b: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Item parameters given abilities. Each item's 2PL likelihood is convex in (alpha, beta) and the box
-    a in [0.25, 4], b in [-6, 6] is convex there too, so an unbounded optimum inside the box is the bounded
-    one. Items whose optimum is outside (separating or negatively discriminating items) are solved with
-    bounds by one L-BFGS-B over all of them (separable, so each reaches its own optimum)."""
-    a_new, b_new, done = _newton_items(y, theta, a, b)
-    inside = done & _inside(a_new, b_new)
-    rest = np.flatnonzero(~inside)
-    a_out, b_out = np.where(inside, a_new, a), np.where(inside, b_new, b)
-    if rest.size:
-        a_out[rest], b_out[rest] = _bounded_items(y[rest], theta, a[rest], b[rest])
-    return a_out, b_out
-
-
-def _bounded_items(
-    y: np.ndarray, theta: np.ndarray, a: np.ndarray, b: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Items with an optimum on the bounds: girth's box, one L-BFGS-B (analytic gradient) for all of them."""
-    n = len(a)
-
-    def nll(x: np.ndarray) -> tuple[float, np.ndarray]:
-        d = theta[None, :] - x[n:, None]
-        f, r = _loss(x[:n, None] * d, y)
-        return f, np.concatenate([(r * d).sum(axis=1), -x[:n] * r.sum(axis=1)])
-
-    bounds = [DISCRIMINATION_BOUNDS] * n + [DIFFICULTY_BOUNDS] * n
-    start = np.concatenate([np.clip(a, *DISCRIMINATION_BOUNDS), np.clip(b, *DIFFICULTY_BOUNDS)])
-    x = optimize.minimize(nll, start, jac=True, method="L-BFGS-B", bounds=bounds).x
-    return x[:n], x[n:]
-
-
-def _ability_step(y: np.ndarray, theta: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Abilities given items (separable per team, bounded like girth's), then standardised to identify."""
-
-    def nll(t: np.ndarray) -> tuple[float, np.ndarray]:
-        f, r = _loss(a[:, None] * (t[None, :] - b[:, None]), y)
-        return f, a @ r
-
-    bounds = [ABILITY_BOUNDS] * len(theta)
-    t = optimize.minimize(nll, theta, jac=True, method="L-BFGS-B", bounds=bounds).x
-    return (t - t.mean()) / t.std(ddof=1)
-
-
-def fit_2pl(
-    data: np.ndarray, *, max_iteration: int = IRT_ITERATIONS, tolerance: float = IRT_TOLERANCE
-) -> dict[str, np.ndarray]:
-    """2PL joint maximum likelihood of an (items x persons) 0/1 matrix, girth.twopl_jml's algorithm.
-
-    Start: discrimination 1, girth's ``mml_approx`` difficulties, abilities 0; persons with all or none
-    right are left out of the fit (their JML ability is infinite), as girth does (ValueError if fewer
-    than 2 remain); alternate abilities and items until no difficulty moves more than ``tolerance``.
-    Returns girth's keys.
-    """
-    from girth.utilities import mml_approx
-
-    y = np.asarray(data, dtype=float)
-    a = np.ones(y.shape[0])
-    b = np.asarray(mml_approx(y.astype(int), a), dtype=float)
-    y = y[:, (y.sum(axis=0) > 0) & (y.sum(axis=0) < y.shape[0])]
-    if y.shape[1] < 2:  # the abilities cannot be standardised
-        raise ValueError("fewer than 2 teams with both right and wrong answers")
-    theta = np.zeros(y.shape[1])
-    for _ in range(max_iteration):
-        previous = b.copy()
-        theta = _ability_step(y, theta, a, b)
-        a, b = _item_step(y, theta, a, b)
-        if np.abs(previous - b).max() < tolerance:
-            break
-    return {"Discrimination": a, "Difficulty": b}
-
-
-def _irt(
-    correct: np.ndarray, notes: list[str], max_iteration: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """2PL fit over the items that vary (items x persons, as girth wants); nan for the others."""
-    import girth
-
-    n_teams, n_items = correct.shape
-    difficulty, discrimination = np.full(n_items, np.nan), np.full(n_items, np.nan)
-    ability = np.full(n_teams, np.nan)
-    varied = correct.min(axis=0) != correct.max(axis=0)
-    if n_teams < 3 or varied.sum() < 2:
-        notes.append("IRT not fitted: fewer than 3 teams or 2 questions that separate them")
-        return difficulty, discrimination, ability
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        data = correct[:, varied].T.astype(int)
-        try:
-            fit = fit_2pl(data, max_iteration=max_iteration)
-        except ValueError as exc:
-            notes.append(f"IRT not fitted: {exc}")
-            return difficulty, discrimination, ability
-        difficulty[varied], discrimination[varied] = fit["Difficulty"], fit["Discrimination"]
-        ability[:] = girth.ability_map(data, fit["Difficulty"], fit["Discrimination"])
-    return difficulty, discrimination, ability
-
-
 def _value(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
@@ -264,9 +129,16 @@ def analyse(
     pb = _point_biserial(correct) if n_teams >= 3 else np.full(len(gold_arr), np.nan)
     nan = np.full(len(gold_arr), np.nan)
     difficulty, discrimination, ability = (
-        _irt(correct, notes, irt_iterations) if irt else (nan, nan, np.full(n_teams, np.nan))
+        irt_fit(correct=correct, notes=notes, max_iteration=irt_iterations)
+        if irt
+        else (nan, nan, np.full(n_teams, np.nan))
     )
     strong = _strong(accuracy)
+    if n_teams and not strong.size:
+        notes.append(f"strong_agree_wrong not flagged: fewer than {2 * STRONG_MIN} teams")
+    flag_unpicked = n_teams >= OPTIONS - 1
+    if n_teams and not flag_unpicked:
+        notes.append(f"unpicked_distractors not flagged: fewer teams than distractors ({OPTIONS - 1})")
     questions = []
     for q, qid in enumerate(question_ids):
         rates = tuple(float(r) for r in picks[q]) if picks is not None else (0.0,) * OPTIONS
@@ -282,7 +154,7 @@ def analyse(
                     agree = int(option[count.argmax()])
                     flags.append("strong_agree_wrong")
         unpicked = tuple(k for k in range(OPTIONS) if k != gold_arr[q] and n_teams and rates[k] == 0.0)
-        if unpicked:
+        if unpicked and flag_unpicked:
             flags.append("unpicked_distractors")
         questions.append(
             QuestionStats(
@@ -306,8 +178,9 @@ def analyse(
 
 
 def _strong(accuracy: np.ndarray) -> np.ndarray:
-    """Indexes of the strong teams: the top quarter by accuracy, at least STRONG_MIN (none if fewer teams)."""
-    if accuracy.size < STRONG_MIN:
-        return np.zeros(0, dtype=int)
+    """Indexes of the strong teams: the top quarter by accuracy, at least STRONG_MIN; none when that would
+    be more than half of the teams (then "strong" would include teams below the median)."""
     k = max(STRONG_MIN, int(np.ceil(STRONG_SHARE * accuracy.size)))
+    if 2 * k > accuracy.size:
+        return np.zeros(0, dtype=int)
     return np.argsort(-accuracy, kind="stable")[:k]

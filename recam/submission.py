@@ -72,41 +72,7 @@ def parse_submission(
     subtask1.csv: 1 of 2 ids have no prediction (first: 1)
     """
     name = PurePosixPath(filename.replace("\\", "/")).name or "upload"
-    if not data:
-        raise SubmissionError([Problem(name, "the file is empty")])
-    if len(data) > limits.max_bytes:
-        raise SubmissionError(
-            [
-                Problem(
-                    name,
-                    f"the file is {size_text(len(data))}, over the limit of {size_text(limits.max_bytes)}",
-                )
-            ]
-        )
-    if data[:4] == b"PK\x03\x04" or name.lower().endswith(".zip"):
-        entries, problems = read_zip(data, name, limits)
-    elif name in SUBMISSION_FILES:
-        entries, problems = {name: data}, []
-    elif name.lower().endswith(".csv"):
-        raise SubmissionError(
-            [
-                Problem(
-                    name,
-                    "a bare CSV must be named subtask1.csv or subtask2.csv; "
-                    "or upload a zip holding those files at its root",
-                )
-            ]
-        )
-    else:
-        raise SubmissionError(
-            [
-                Problem(
-                    name,
-                    "not a zip file: upload a .zip holding subtask1.csv and/or "
-                    "subtask2.csv at its root (or one of those CSV files)",
-                )
-            ]
-        )
+    entries, problems = _entries(data=data, name=name, limits=limits)
     files = []
     for entry_name, content in sorted(entries.items()):
         subtask = SUBMISSION_FILES[entry_name]
@@ -125,6 +91,34 @@ def parse_submission(
     if problems:
         raise SubmissionError(problems)
     return ParsedSubmission(sha256=sha256_hex(data), files=tuple(files))
+
+
+def _entries(*, data: bytes, name: str, limits: Limits) -> tuple[dict[str, bytes], list[Problem]]:
+    """The prediction files of an upload (a zip's, or the bare CSV itself) and the zip's problems.
+
+    An upload that cannot hold prediction files at all (empty, too large, not a zip or a subtask CSV)
+    raises at once: there is nothing further to check.
+    """
+    if not data:
+        raise SubmissionError([Problem(name, "the file is empty")])
+    if len(data) > limits.max_bytes:
+        too_large = f"the file is {size_text(len(data))}, over the limit of {size_text(limits.max_bytes)}"
+        raise SubmissionError([Problem(name, too_large)])
+    if data[:4] == b"PK\x03\x04" or name.lower().endswith(".zip"):
+        return read_zip(data, name, limits)
+    if name in SUBMISSION_FILES:
+        return {name: data}, []
+    if name.lower().endswith(".csv"):
+        message = (
+            "a bare CSV must be named subtask1.csv or subtask2.csv; "
+            "or upload a zip holding those files at its root"
+        )
+    else:
+        message = (
+            "not a zip file: upload a .zip holding subtask1.csv and/or "
+            "subtask2.csv at its root (or one of those CSV files)"
+        )
+    raise SubmissionError([Problem(name, message)])
 
 
 def _parse_csv(

@@ -9,6 +9,7 @@ from django.db.models import Count, Max, QuerySet
 from django.http import Http404
 
 from competitions.models import Phase
+from competitions.selectors import phase_by_slug
 from leaderboards.models import LeaderboardEntry
 from leaderboards.selectors import leaderboard_tables
 from submissions.models import Submission
@@ -23,12 +24,7 @@ def is_organizer(*, user: AbstractBaseUser) -> bool:
 def phase_for_api(*, kind: str, competition: str | None = None) -> Phase:
     """The phase ``kind`` of the competition (the site's ReCAM competition by default); 404 if none."""
     slug = competition or settings.RECAM_COMPETITION_SLUG
-    phase = (
-        Phase.objects.filter(competition__slug=slug, kind=kind)
-        .select_related("competition")
-        .prefetch_related("test_sets")
-        .first()
-    )
+    phase = phase_by_slug(slug=slug, kind=kind)
     if phase is None:
         raise Http404(f"no phase {kind!r} in the competition {slug!r}")
     return phase

@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from leaderboards.selectors import counted_note, counted_submission_ids
-from submissions.models import Score, Submission, SubmissionFile
+from submissions.models import FILE_FIELDS, RECORDED_FIELDS, Score, Submission, SubmissionFile
 
 SUBTASK_CHOICES = [1, 2]
 
@@ -40,7 +40,7 @@ class SubmissionFileSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = SubmissionFile
-        fields = ("name", "subtask", "trained_on", "sha256", "num_predictions")
+        fields = FILE_FIELDS
 
 
 class ScoreSerializer(serializers.ModelSerializer):
@@ -99,12 +99,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "system_name",
             "description",
             "original_filename",
-            "sha256",
-            "size",
-            "received_at",
-            "queued_at",
-            "scoring_started_at",
-            "finished_at",
+            *RECORDED_FIELDS,
             "files",
             "validity",
             "results_hidden",

@@ -25,6 +25,16 @@ def phase_get(*, competition: Competition, kind: str) -> Phase | None:
     return Phase.objects.filter(competition=competition, kind=kind).first()
 
 
+def phase_by_slug(*, slug: str, kind: str, prefetch: tuple[str, ...] = ("test_sets",)) -> Phase | None:
+    """The phase ``kind`` of the competition ``slug``, its competition joined and ``prefetch`` loaded."""
+    return (
+        Phase.objects.filter(competition__slug=slug, kind=kind)
+        .select_related("competition")
+        .prefetch_related(*prefetch)
+        .first()
+    )
+
+
 def phase_expected_ids(*, phase: Phase) -> dict[int, frozenset[int]]:
     """``{subtask: test ids}`` for every test set of the phase: what an upload is validated against."""
     return {ts.subtask: frozenset(ts.question_ids) for ts in phase.test_sets.all()}

@@ -1,7 +1,9 @@
 """Reads: per-question analytics of a phase's board for the organizers (recam.analytics over ScoreVector rows).
 
-One row per counted (non-baseline) team with answers per question; optionally joined with the
-question-quality report JSON of ``python -m datagen quality`` (read as plain JSON, never imported).
+One row per counted team with answers per question; optionally joined with the question-quality report
+JSON of ``python -m datagen quality`` (read as plain JSON, never imported). Baseline rows are left out
+unless asked for (``baselines=True``): the paper's analyses are of the participating systems, but on a
+practice phase that only ``make baselines`` has filled, the baselines are the only answers there are.
 """
 
 import csv
@@ -59,18 +61,29 @@ def quality_report_parse(*, data: bytes, name: str) -> QualityReport:
     return QualityReport(summary=summary, per_question=per_question)
 
 
-def phase_analytics(*, phase: Phase, subtask: int) -> tuple[Analytics | None, int]:
+def phase_analytics(*, phase: Phase, subtask: int, baselines: bool = False) -> tuple[Analytics | None, int]:
     """The analytics of one test set (cached until the board changes) and the number of teams left out."""
-    entries = LeaderboardEntry.objects.filter(phase=phase, test_subtask=subtask, is_baseline=False)
+    entries = LeaderboardEntry.objects.filter(phase=phase, test_subtask=subtask)
+    if not baselines:
+        entries = entries.filter(is_baseline=False)
     written = entries.aggregate(last=Max("updated_at"))["last"]
     stamp = written.timestamp() if written else 0
-    key = f"analytics:{phase.pk}:{subtask}:{stamp}:{entries.count()}"
+    key = f"analytics:{phase.pk}:{subtask}:{stamp}:{entries.count()}:{int(baselines)}"
     if (cached := cache.get(key)) is not None:
         return cached
     found = _matrix(phase, subtask, list(entries.exclude(submission=None).order_by("team_name")))
     result = (None, found[3]) if found[0] is None else _analyse(*found)
     cache.set(key, result, CACHE_SECONDS)
     return result
+
+
+def phase_baseline_names(*, phase: Phase, subtask: int) -> set[str]:
+    """The baseline rows' team names of one test set (the page marks them, or offers to include them)."""
+    return set(
+        LeaderboardEntry.objects.filter(phase=phase, test_subtask=subtask, is_baseline=True).values_list(
+            "team_name", flat=True
+        )
+    )
 
 
 def _analyse(choices, gold, teams, skipped, question_ids):

@@ -9,6 +9,7 @@ from leaderboards.analytics import (
     analytics_csv,
     analytics_rows,
     phase_analytics,
+    phase_baseline_names,
     quality_report_parse,
 )
 from leaderboards.views import _phase
@@ -38,13 +39,15 @@ def _quality(request):
 def question_analytics(request, slug: str, phase: str, subtask: int):
     phase_obj = _staff_phase(request, slug, phase)
     quality, error = _quality(request) if request.method == "POST" else (None, "")
-    analytics, skipped = phase_analytics(phase=phase_obj, subtask=subtask)
+    with_baselines = "1" in (request.GET.get("baselines"), request.POST.get("baselines"))
+    analytics, skipped = phase_analytics(phase=phase_obj, subtask=subtask, baselines=with_baselines)
     if "csv" in (request.GET.get("format"), request.POST.get("format")):
         if analytics is None:
             raise Http404("no answers per question yet")
         response = HttpResponse(analytics_csv(analytics=analytics, quality=quality), content_type="text/csv")
         response["Content-Disposition"] = (
-            f'attachment; filename="{slug}-{phase}-subtask{subtask}-questions.csv"'
+            f'attachment; filename="{slug}-{phase}-subtask{subtask}-questions'
+            f'{"-with-baselines" if with_baselines else ""}.csv"'
         )
         return response
     rows = analytics_rows(analytics=analytics, quality=quality) if analytics else []
@@ -63,6 +66,8 @@ def question_analytics(request, slug: str, phase: str, subtask: int):
             for f in ("strong_agree_wrong", "none_right", "unpicked_distractors")
         },
         "teams": sorted(analytics.teams, key=lambda t: -t.accuracy) if analytics else [],
+        "baseline_names": phase_baseline_names(phase=phase_obj, subtask=subtask),
+        "with_baselines": with_baselines,
         "quality": quality,
         "quality_error": error,
         "open_phase": open_phase,

@@ -5,6 +5,19 @@ from django.db import models
 from competitions.models import Subtask
 
 
+def _score_slot() -> tuple[models.Field, ...]:
+    """The fields of one scored slot (Acc or Acc. Cross): submission, accuracy, correct, total, time."""
+    return (
+        models.ForeignKey(
+            "submissions.Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        ),
+        models.FloatField(null=True, blank=True),
+        models.PositiveIntegerField(null=True, blank=True),
+        models.PositiveIntegerField(null=True, blank=True),
+        models.DateTimeField(null=True, blank=True),
+    )
+
+
 class LeaderboardEntry(models.Model):
     phase = models.ForeignKey(
         "competitions.Phase", on_delete=models.CASCADE, related_name="leaderboard_entries"
@@ -14,21 +27,9 @@ class LeaderboardEntry(models.Model):
     team_name = models.CharField(max_length=60)
     is_baseline = models.BooleanField(default=False)
     # Best score trained on the same subtask ("Acc"); the earliest submission wins a tie.
-    submission = models.ForeignKey(
-        "submissions.Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    accuracy = models.FloatField(null=True, blank=True)
-    correct = models.PositiveIntegerField(null=True, blank=True)
-    total = models.PositiveIntegerField(null=True, blank=True)
-    submitted_at = models.DateTimeField(null=True, blank=True)
+    submission, accuracy, correct, total, submitted_at = _score_slot()
     # Best score trained on the other subtask ("Acc. Cross", Subtask 3).
-    cross_submission = models.ForeignKey(
-        "submissions.Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    cross_accuracy = models.FloatField(null=True, blank=True)
-    cross_correct = models.PositiveIntegerField(null=True, blank=True)
-    cross_total = models.PositiveIntegerField(null=True, blank=True)
-    cross_submitted_at = models.DateTimeField(null=True, blank=True)
+    cross_submission, cross_accuracy, cross_correct, cross_total, cross_submitted_at = _score_slot()
     # "Entries": the team's scored submissions in the phase (all subtasks), counted when the row is written.
     entries = models.PositiveIntegerField(null=True, blank=True)
     # Statistics (``leaderboards.intervals``), written when a score changes: 95% bootstrap intervals,

@@ -105,7 +105,7 @@ def leaderboard_tables(
     """
     queryset = LeaderboardEntry.objects.filter(phase=phase).order_by("test_subtask", "team_name")
     if with_submissions:
-        queryset = queryset.select_related("submission")
+        queryset = queryset.select_related("submission", "cross_submission")
     entries = list(queryset)
     every = sorted({e.test_subtask for e in entries} | set(subtasks))
     return [
@@ -141,8 +141,9 @@ def _row(entry: LeaderboardEntry, rank: int | None, with_submissions: bool = Fal
     extra = {}
     if with_submissions:
         submission = entry.submission
+        named = submission or entry.cross_submission  # a row with only a cross result names that system
         extra = {
-            "system_name": submission.system_name if submission else "",
+            "system_name": named.system_name if named else "",
             "submission_id": entry.submission_id,
             "submission_sha256": submission.sha256 if submission else "",
             "cross_submission_id": entry.cross_submission_id,

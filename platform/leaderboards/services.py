@@ -18,12 +18,13 @@ from teams.factsheets import fact_sheet_is_complete
 from teams.models import Team
 
 
-def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
+def leaderboard_refresh(*, phase: Phase, team: Team, statistics: bool = True) -> list[LeaderboardEntry]:
     """Rewrite the team's rows from its counted scored submissions ("Acc" and "Acc. Cross" per test set).
 
     The phase's policy picks the counted one per slot (``leaderboards.counting``): best (highest
     accuracy, then the earliest submission), the team's selection (default: the last) or the last.
-    Only scored submissions count.
+    Only scored submissions count. ``statistics=False`` leaves the phase's intervals and ranks to the
+    caller: a whole-phase recount computes them once at the end, not once per team.
     """
 
     # The team's row lock serialises two refreshes of one team (two of its submissions scored at once),
@@ -74,7 +75,8 @@ def leaderboard_refresh(*, phase: Phase, team: Team) -> list[LeaderboardEntry]:
     LeaderboardEntry.objects.filter(phase=phase, team=team).exclude(
         test_subtask__in=[e.test_subtask for e in entries]
     ).delete()
-    leaderboard_statistics_refresh(phase=phase)
+    if statistics:
+        leaderboard_statistics_refresh(phase=phase)
     return entries
 
 
@@ -106,12 +108,18 @@ def _fields(score, *, prefix: str) -> dict:
 
 
 def leaderboard_refresh_phase(*, phase: Phase) -> int:
-    """Rewrite every team's rows (after a policy change); returns the number of teams."""
+    """Rewrite every team's rows (after a policy change); returns the number of teams.
 
-    team_ids = set(Submission.objects.filter(phase=phase).values_list("team_id", flat=True))
-    team_ids |= set(LeaderboardEntry.objects.filter(phase=phase).values_list("team_id", flat=True))
-    for team in Team.objects.filter(pk__in=team_ids):
-        leaderboard_refresh(phase=phase, team=team)
+    The ranks depend on every row of the phase, so they (and the intervals of changed rows) are computed
+    once, after all teams are rewritten, in the same transaction: readers never see a half-recounted board.
+    """
+
+    with transaction.atomic():
+        team_ids = set(Submission.objects.filter(phase=phase).values_list("team_id", flat=True))
+        team_ids |= set(LeaderboardEntry.objects.filter(phase=phase).values_list("team_id", flat=True))
+        for team in Team.objects.filter(pk__in=team_ids):
+            leaderboard_refresh(phase=phase, team=team, statistics=False)
+        leaderboard_statistics_refresh(phase=phase)
     return len(team_ids)
 
 

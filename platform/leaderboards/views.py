@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from competitions.models import Competition, Phase
+from competitions.models import Competition, Phase, TestSet
 from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex
 from leaderboards.models import LeaderboardEntry, OfficialResult
 from leaderboards.official import official_tables
@@ -104,9 +104,20 @@ def leaderboard(request, slug: str, phase: str):
             "formats": list(FORMATS),
         }
         body = render_to_string("leaderboards/_board.html", context)
-        cached = {"board": body, "competition": {"slug": slug}, "phase": {"title": phase_obj.title}}
+        cached = {
+            "board": body,
+            "competition": {"slug": slug},
+            "phase": {"title": phase_obj.title},
+        }
         cache.set(key, cached, CACHE_SECONDS)
-    response = render(request, "leaderboards/leaderboard.html", cached)
+    context = cached
+    if request.user.is_staff:  # the organizers' links above the board; one more query, for staff only
+        subtasks = (
+            TestSet.objects.filter(phase_id=phase_id).order_by("subtask").values_list("subtask", flat=True)
+        )
+        formats = ["csv", "json", "latex"]
+        context = {**cached, "kind": phase, "subtasks": list(subtasks), "factsheet_formats": formats}
+    response = render(request, "leaderboards/leaderboard.html", context)
     if anonymous and not request.user.is_authenticated:
         cache.set(f"{key}:anonymous", response.content, CACHE_SECONDS)
     return response

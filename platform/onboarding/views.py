@@ -11,16 +11,12 @@ from rest_framework.authtoken.models import Token
 
 from api.services import token_get_or_create
 from competitions.models import Competition, Phase
+from competitions.selectors import phase_by_slug
 from onboarding import selectors
 
 
 def _phase(slug: str, kind: str) -> Phase:
-    phase = (
-        Phase.objects.filter(competition__slug=slug, kind=kind)
-        .select_related("competition")
-        .prefetch_related("test_sets__gold")
-        .first()
-    )
+    phase = phase_by_slug(slug=slug, kind=kind, prefetch=("test_sets__gold",))
     if phase is None:
         raise Http404("no such phase")
     return phase

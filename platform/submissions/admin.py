@@ -4,14 +4,14 @@ import zipfile
 from django.contrib import admin, messages
 from django.http import HttpResponse
 
-from submissions.models import Score, Submission, SubmissionFile
+from submissions.models import FILE_FIELDS, RECORDED_FIELDS, Score, Submission, SubmissionFile
 from submissions.services import submission_mark_failed, submission_requeue
 
 
 class SubmissionFileInline(admin.TabularInline):
     model = SubmissionFile
     extra = 0
-    readonly_fields = ("name", "subtask", "trained_on", "sha256", "num_predictions")
+    readonly_fields = FILE_FIELDS
 
 
 # A score's columns, as the submission's inline and the score list show them.
@@ -33,15 +33,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     list_display = ("id", "team", "phase", "status", "received_at", "finished_at", "attempts", "is_baseline")
     list_filter = ("phase", "status", "is_baseline")
     search_fields = ("team__name", "sha256", "system_name")
-    readonly_fields = (
-        "sha256",
-        "size",
-        "received_at",
-        "queued_at",
-        "scoring_started_at",
-        "finished_at",
-        "attempts",
-    )
+    readonly_fields = (*RECORDED_FIELDS, "attempts")
     inlines = (SubmissionFileInline, ScoreInline)
     actions = ("rescore", "mark_failed", "download_files")
 

@@ -5,6 +5,12 @@ from django.db import models
 
 from competitions.models import Subtask
 
+# What the platform records about an upload as it is received and scored, never edited by hand: the
+# admin shows these read-only and the API returns them, so both name the same fields.
+RECORDED_FIELDS = ("sha256", "size", "received_at", "queued_at", "scoring_started_at", "finished_at")
+# A prediction file as the admin's inline and the API show it (all written at upload).
+FILE_FIELDS = ("name", "subtask", "trained_on", "sha256", "num_predictions")
+
 
 def _upload_path(instance: "Submission", filename: str) -> str:
     return f"submissions/{instance.phase_id}/{instance.team_id}/{instance.sha256[:16]}-{filename}"

@@ -7,17 +7,14 @@ import torch
 
 from baselines import encoder
 from baselines.encoder import encode_questions, predict_encoder, train_encoder
+from baselines.finetune_settings import FineTuneSettings
 from lexicon.resources import encoder_model_dir
 from recam.metrics import accuracy
 from recam.records import NUM_OPTIONS, read_questions
 from recam.submission import make_zip, parse_submission, write_predictions
 
 TINY = {
-    "max_length": 64,
-    "batch_size": 4,
-    "epochs": 6.0,
-    "lr": 3e-4,
-    "seed": 7,
+    "settings": FineTuneSettings(max_length=64, batch_size=4, epochs=6.0, lr=3e-4, seed=7),
     "device": "cpu",
     "progress": False,
 }
@@ -86,7 +83,7 @@ def test_manifest_records_versions_seed_and_input_hashes(tiny_run, records):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["baseline"] == encoder.ENCODER_BASELINE_VERSION
     assert set(manifest["versions"]) == {"torch", "transformers"}
-    assert manifest["settings"]["seed"] == TINY["seed"]
+    assert manifest["settings"]["seed"] == TINY["settings"].seed
     assert manifest["settings"]["train_sha256"] == encoder.questions_sha256(records["train"])
     assert manifest["settings"]["dev_sha256"] == encoder.questions_sha256(records["dev"])
     assert not (out / encoder.CHECKPOINT).exists()

@@ -1,6 +1,7 @@
 """The masked-word encoder baseline on tiny real runs: the real MiniLM, real ReCAM and XSum text, CPU."""
 
 import json
+from dataclasses import replace
 
 import pytest
 import torch
@@ -9,11 +10,13 @@ from transformers import AutoTokenizer
 
 from baselines.cli import adaptation_texts, main
 from baselines.encoder_mlm import adaptation_chunks, mask_chunks, option_scores, train_encoder_mlm
+from baselines.finetune_settings import FineTuneSettings
 from lexicon.resources import encoder_model_dir
 from recam.records import read_questions, write_questions
 from recam.submission import parse_submission
 
-TINY = {"max_length": 64, "batch_size": 4, "epochs": 1.0, "seed": 5, "device": "cpu", "progress": False}
+SETTINGS = FineTuneSettings(max_length=64, batch_size=4, epochs=1.0, lr=3e-5, seed=5)
+TINY = {"settings": SETTINGS, "device": "cpu", "progress": False}
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +86,7 @@ def test_adapt_then_train_predict_and_rerun(tmp_path, questions, xsum_path):
     assert manifest["settings"]["base_manifest"]["baseline"] == "encoder-mlm-adapted-1.0"  # provenance
     assert train_encoder_mlm(**run) == metrics  # finished: reused
     with pytest.raises(ValueError, match="other inputs or settings"):
-        train_encoder_mlm(**{**run, "seed": 6})
+        train_encoder_mlm(**{**run, "settings": replace(SETTINGS, seed=6)})
     dev_file = tmp_path / "dev.jsonl"
     write_questions(dev_file, questions[8:], with_ids=True)
     csv = tmp_path / "subtask1.csv"

@@ -67,18 +67,14 @@ def test_the_cli_prints_one_row_per_wsd_choice_and_a_side_by_side_table(recam_da
 
     output = tmp_path / "fidelity.json"
     args = ["--data-dir", str(recam_data_dir), "--subtask", "2", "--no-encoder", "--limit", "3"]
-    args += ["--wsd", "first-sense", "--wsd", "lesk", "--before", "--output", str(output)]
+    args += ["--wsd", "first-sense", "--wsd", "lesk", "--previous", "--before", "--output", str(output)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert "| subtask | file | first-sense | lesk | before |" in result.output
+    assert "| subtask | file | first-sense | lesk | v2 | before |" in result.output
     rows = json.loads(output.read_text(encoding="utf-8"))["rows"]["2"]
+    variants = ["first-sense", "lesk", "v2", "before"]
     assert [(r["file"].split("/")[0], r["variant"]) for r in rows] == [
-        ("training_data", "first-sense"),
-        ("training_data", "lesk"),
-        ("training_data", "before"),
-        ("trail_data", "first-sense"),
-        ("trail_data", "lesk"),
-        ("trail_data", "before"),
+        (file, variant) for file in ("training_data", "trail_data") for variant in variants
     ]
     for row in rows:
         assert row["questions"] == 3
@@ -87,6 +83,10 @@ def test_the_cli_prints_one_row_per_wsd_choice_and_a_side_by_side_table(recam_da
     before = next(r for r in rows if r["variant"] == "before")["settings"]
     assert before["synonym_scope"] == "all"
     assert before["pos_rescue"] is False
+    assert (before["wsd"], before["wsd_context"]) == ("lesk", "window")
+    v2 = next(r for r in rows if r["variant"] == "v2")["settings"]
+    assert (v2["wsd"], v2["wsd_context"], v2["synonym_scope"]) == ("lesk", "window", "sense")
+    assert next(r for r in rows if r["variant"] == "lesk")["settings"]["wsd_context"] == "text"
 
 
 def test_without_the_encoder_its_threshold_does_not_invalidate_the_journal(recam_data_dir, tmp_path):
@@ -109,3 +109,31 @@ def test_without_the_encoder_its_threshold_does_not_invalidate_the_journal(recam
     assert gold_outcomes(settings=other, res=None, **kwargs) == first  # res=None: nothing recomputed
     with pytest.raises(AttributeError):  # another WSD is another run: recomputed (and res=None fails)
         gold_outcomes(settings=replace(settings, wsd="lesk"), res=None, **kwargs)
+
+
+def test_the_loss_lister_accounts_for_every_question_and_names_the_gold_word(recam_data_dir):
+    from datagen.fidelity_losses import lost_gold
+
+    questions = read_questions(
+        recam_data_dir / "trail_data" / "Task_2_Nonspecificity.jsonl", require_labels=True
+    )
+    questions = questions[:25]
+    settings = Settings(subtask=2, use_encoder=False, wsd="first-sense")
+    lost, kinds = lost_gold(
+        questions=questions,
+        source="trial",
+        settings=settings,
+        res=load_resources(settings=settings),
+        per_bucket=2,
+    )
+    assert sum(sum(counts.values()) for counts in kinds.values()) == len(questions)
+    assert lost
+    assert "kept" not in lost
+    for fate, lines in lost.items():
+        assert 1 <= len(lines) <= 2
+        assert sum(kinds[fate].values()) >= len(lines)
+        for line in lines:
+            word = line.split(" ", 1)[0]
+            assert f"[{word}]" in line  # the gold word is marked in its question
+    assert lost["above-threshold"]  # first-sense leaves deep trial nouns
+    assert all(" depth " in line for line in lost["above-threshold"])

@@ -141,6 +141,8 @@ def test_cli_reports_bad_lines_and_the_funnel(xsum_path, tmp_path):
             "--quiet",
             "--depth-max",
             "3",
+            "--wsd-context",
+            "window",
         ],
     )
     assert result.exit_code == 0, result.output
@@ -150,6 +152,7 @@ def test_cli_reports_bad_lines_and_the_funnel(xsum_path, tmp_path):
     assert all(r["scores"]["depth"] < 3 for r in records)
     manifest = json.loads((tmp_path / "o.jsonl.work" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["settings"]["depth_max"] == 3
+    assert (manifest["settings"]["wsd"], manifest["settings"]["wsd_context"]) == ("signature", "window")
 
 
 def test_subtask_1_keeps_abstract_content_words(xsum_path, tmp_path):

@@ -64,6 +64,6 @@ def test_embedding_wsd_matches_gloss_and_context(wordnet):
 
 
 def test_an_unknown_method_is_refused(wordnet):
-    assert set(WSD_CHOICES) == {"lesk", "pywsd", "first-sense", "embedding"}
+    assert set(WSD_CHOICES) == {"signature", "signature-mfs", "lesk", "pywsd", "first-sense", "embedding"}
     with pytest.raises(ValueError, match="unknown word-sense method 'wordnet'"):
         build_disambiguator(name="wordnet", wordnet=wordnet)

@@ -3,9 +3,11 @@
 import csv
 import io
 import json
+from unittest import mock
 
 import numpy as np
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from competitions.services import gold_store, phase_test_set_store
@@ -13,11 +15,12 @@ from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry, ScoreVector
 from leaderboards.official import official_tables
 from leaderboards.selectors import leaderboard_tables
-from leaderboards.services import official_result_freeze
+from leaderboards.services import leaderboard_refresh_phase, official_result_freeze
+from recam import stats
 from recam.stats import accuracy_interval
 from recam.submission import format_predictions
 from submissions.services import submission_create
-from tests.platform.factories import PhaseFactory, TeamFactory
+from tests.platform.factories import PhaseFactory, TeamFactory, UserFactory
 
 Q = 400  # questions: enough for a 10-point difference to be significant
 
@@ -154,3 +157,92 @@ def test_the_api_board_carries_the_statistics(board, client):
     assert orig["rank"] == 2
     assert orig["rank_tied_with"] == ["copy", "plus1"]
     assert orig["rank_test"].startswith("exact McNemar")
+
+
+def test_recounting_a_whole_phase_ranks_it_once_not_once_per_team(board):
+    phase, _ = board
+    before = {row.team: (row.rank, row.rank_tied_with) for row in _rows(phase).values()}
+    LeaderboardEntry.objects.filter(phase=phase).update(stats_key="", stat_rank=None)  # force a recompute
+    with (
+        mock.patch.object(stats, "rank_entries", wraps=stats.rank_entries) as ranked,
+        mock.patch.object(stats, "accuracy_interval", wraps=stats.accuracy_interval) as intervals,
+    ):
+        assert leaderboard_refresh_phase(phase=phase) == 4
+    assert ranked.call_count == 1  # one table (Subtask 1) ranked once; per team it was 4 times
+    assert intervals.call_count == 5  # each row's Acc once, plus the one Acc. Cross
+    assert {row.team: (row.rank, row.rank_tied_with) for row in _rows(phase).values()} == before
+
+
+def _baseline(capture, phase, name: str, right: set[int]):
+    from teams.services import team_get_or_create_baseline
+
+    team = team_get_or_create_baseline(competition=phase.competition, name=name)
+    with capture(execute=True):
+        submission_create(
+            phase=phase,
+            team=team,
+            filename="subtask1.csv",
+            data=format_predictions(_answers(right)).encode(),
+            trained_on={1: 1},
+            force=True,
+        )
+
+
+def test_baselines_are_unranked_and_neither_rank_nor_tie_with_teams(
+    board, django_capture_on_commit_callbacks
+):
+    phase, base = board
+    _baseline(django_capture_on_commit_callbacks, phase, "Perfect baseline", set(range(Q)))
+    _baseline(django_capture_on_commit_callbacks, phase, "Copy baseline", base)  # orig's very answers
+    (table,) = [t for t in leaderboard_tables(phase=phase) if t.subtask == 1]
+    assert [row.team for row in table.rows[:2]] == ["Perfect baseline", "Copy baseline"]  # on top
+    rows = {row.team: row for row in table.rows}
+    for name in ("Perfect baseline", "Copy baseline"):
+        assert (rows[name].rank, rows[name].rank_tied_with, rows[name].rank_test) == (None, (), "")
+        assert rows[name].is_baseline
+    assert rows["Copy baseline"].accuracy_lo == rows["orig"].accuracy_lo  # intervals like any row
+    assert rows["strong"].rank == 1  # a better baseline does not push the teams down
+    assert rows["orig"].rank_tied_with == ("copy", "plus1")  # nor joins their ties
+
+
+def test_a_row_with_only_a_cross_result_names_its_system(phase, django_capture_on_commit_callbacks):
+    team = TeamFactory(competition=phase.competition, name="cross only")
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_create(
+            phase=phase,
+            team=team,
+            filename="subtask1.csv",
+            data=format_predictions(_answers(set(range(10)))).encode(),
+            trained_on={1: 2},
+            system_name="my-st2-system",
+        )
+    (table,) = [t for t in leaderboard_tables(phase=phase, with_submissions=True) if t.subtask == 1]
+    (row,) = table.rows
+    assert (row.rank, row.accuracy, row.system_name) == (None, None, "my-st2-system")
+
+
+def test_numbers_do_not_wrap_and_organizers_get_links_to_analytics_and_fact_sheets(board, client):
+    phase, _ = board
+    url = reverse("leaderboard", args=[phase.competition.slug, phase.kind])
+    page = client.get(url).content.decode()
+    assert page.count('class="num acc" style="white-space:nowrap"') == 4  # "57.83 ±3.4" on one line
+    assert page.count('class="num cross" style="white-space:nowrap"') == 4
+    assert 'id="organizer-links"' not in page
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get(url).content.decode()
+    for subtask in (1, 2):
+        assert reverse("question_analytics", args=[phase.competition.slug, phase.kind, subtask]) in page
+    assert reverse("fact_sheets_export", args=[phase.competition.slug, phase.kind, "latex"]) in page
+
+
+def test_the_text_board_of_the_command_shows_intervals_and_tie_marks(board):
+    phase, _ = board
+    out = io.StringIO()
+    call_command(
+        "recam_leaderboard", "--phase", phase.kind, "--competition", phase.competition.slug, stdout=out
+    )
+    text = out.getvalue()
+    orig = next(line for line in text.splitlines() if " orig " in line)
+    assert orig.split()[0] == "2="
+    assert "±" in orig
+    assert "=: rank shared with statistically tied teams (exact McNemar" in text

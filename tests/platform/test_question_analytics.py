@@ -104,3 +104,70 @@ def test_command_writes_the_csv_and_names_a_bad_report(phase, tmp_path):
     (tmp_path / "bad.json").write_text("[1, 2]")
     with pytest.raises(CommandError, match=r"bad\.json: expected an object"):
         call_command(*args, "--quality", str(tmp_path / "bad.json"))
+
+
+def test_baselines_are_left_out_unless_asked_for_and_then_marked(
+    phase, client, django_capture_on_commit_callbacks, tmp_path
+):
+    from teams.services import team_get_or_create_baseline
+
+    baseline = team_get_or_create_baseline(competition=phase.competition, name="GA Reader")
+    with django_capture_on_commit_callbacks(execute=True):  # right everywhere, question 3 included
+        submission_create(
+            phase=phase,
+            team=baseline,
+            filename="subtask1.csv",
+            data=format_predictions(dict.fromkeys(range(Q), 0)).encode(),
+            trained_on={1: 1},
+            force=True,
+        )
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get(_url(phase)).content.decode()
+    assert "8 teams, 20 questions" in page
+    assert "Include the 1 baseline" in page
+    with_baselines = client.get(_url(phase) + "?baselines=1").content.decode()
+    assert "9 teams, 20 questions" in with_baselines
+    assert 'GA Reader <span class="badge">baseline</span>' in with_baselines
+    assert 'href="?format=csv&amp;baselines=1"' in with_baselines
+
+    def share(query: str) -> str:
+        body = client.get(_url(phase) + query).content.decode()
+        return next(r for r in csv.DictReader(io.StringIO(body)) if r["question_id"] == "3")["share_correct"]
+
+    assert (share("?format=csv"), share("?format=csv&baselines=1")) == ("0.0", "0.1111")
+    out = tmp_path / "q.csv"
+    args = [
+        "recam_analytics",
+        "--phase",
+        "practice",
+        "--subtask",
+        "1",
+        "--competition",
+        phase.competition.slug,
+    ]
+    call_command(*args, "--baselines", "--out", str(out), stderr=io.StringIO())
+    assert "0.1111" in next(line for line in out.read_text().splitlines() if line.startswith("3,"))
+
+
+def test_a_board_of_baselines_only_points_to_them(db, client, django_capture_on_commit_callbacks):
+    from teams.services import team_get_or_create_baseline
+
+    phase = PhaseFactory(kind="practice", counted_policy="last")
+    test_set = phase_test_set_store(
+        phase=phase, subtask=1, question_ids=list(range(Q)), source_name="t", source_sha256="0" * 64
+    )
+    gold_store(test_set=test_set, labels=dict.fromkeys(range(Q), 0), source_name="t")
+    with django_capture_on_commit_callbacks(execute=True):  # as `make baselines` leaves the practice phase
+        submission_create(
+            phase=phase,
+            team=team_get_or_create_baseline(competition=phase.competition, name="GA Reader"),
+            filename="subtask1.csv",
+            data=format_predictions(dict.fromkeys(range(Q), 1)).encode(),
+            trained_on={1: 1},
+            force=True,
+        )
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get(_url(phase)).content.decode()
+    assert "No participant answers per question yet." in page
+    assert '<a href="?baselines=1">Include the 1 baseline</a> to see their answers.' in page
+    assert "1 team, 20 questions" in client.get(_url(phase) + "?baselines=1").content.decode()

@@ -116,3 +116,26 @@ def test_irt_not_fitted_when_fewer_than_two_teams_are_mixed():
     assert any("IRT not fitted" in note for note in result.notes)
     assert all(q.irt_difficulty is None for q in result.questions)
     assert [q.share_correct for q in result.questions] == pytest.approx([2 / 3, 2 / 3, 1 / 3])
+
+
+def test_small_boards_do_not_raise_flags_that_arithmetic_forces():
+    """3 teams (two with the same file) as on a practice board: "strong" would be everyone and, with fewer
+    teams than distractors, some distractor is unpicked on every question; neither flag is raised then."""
+    gold = np.zeros(40, dtype=np.int8)
+    rng = np.random.default_rng(1)
+    weak = rng.integers(1, 5, size=40).astype(np.int8)  # always wrong
+    strong = np.where(rng.random(40) < 0.8, 0, 1).astype(np.int8)
+    choices = np.stack([strong, weak, weak])
+    result = analyse(choices=choices, gold=gold, teams=["s", "w1", "w2"], question_ids=list(range(40)))
+    flags = {f for q in result.questions for f in q.flags}
+    assert "strong_agree_wrong" not in flags  # the two weak teams agree on a wrong option everywhere
+    assert "unpicked_distractors" not in flags
+    assert any("strong_agree_wrong not flagged" in note for note in result.notes)
+    assert any("unpicked_distractors not flagged" in note for note in result.notes)
+    assert all(q.unpicked_distractors for q in result.questions)  # the data column is still filled
+    # from 6 teams on (the top 3 are at most half) the flag is raised again
+    six = np.concatenate([np.stack([gold + 0, gold + 0, gold + 0]), np.stack([weak] * 3)])
+    six[:3, 0] = 2  # the three best agree on wrong option 2 on question 0
+    result = analyse(choices=six, gold=gold, teams=list("abcdef"), question_ids=list(range(40)))
+    assert "strong_agree_wrong" in result.questions[0].flags
+    assert result.questions[0].strong_wrong_option == 2

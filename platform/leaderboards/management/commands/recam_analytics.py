@@ -18,6 +18,9 @@ class Command(BaseCommand):
         parser.add_argument("--quality", type=Path, default=None, help="quality report JSON (optional)")
         parser.add_argument("--out", type=Path, default=None, help="CSV file (default: standard output)")
         parser.add_argument("--competition", default=None)
+        parser.add_argument(
+            "--baselines", action="store_true", help="include the baseline rows (left out by default)"
+        )
 
     def handle(self, *args, phase: str, subtask: int, quality: Path | None, out: Path | None, **options):
         phase_obj = get_phase(slug=options["competition"], kind=phase)
@@ -27,7 +30,7 @@ class Command(BaseCommand):
                 report = quality_report_parse(data=quality.read_bytes(), name=str(quality))
             except (OSError, QualityReportError) as exc:
                 raise CommandError(str(exc)) from exc
-        analytics, skipped = phase_analytics(phase=phase_obj, subtask=subtask)
+        analytics, skipped = phase_analytics(phase=phase_obj, subtask=subtask, baselines=options["baselines"])
         if analytics is None:
             raise CommandError(f"the {phase} phase has no answers per question for Subtask {subtask} yet")
         text = analytics_csv(analytics=analytics, quality=report)

@@ -5,6 +5,14 @@ from leaderboards.exports import board_csv, board_json, board_latex
 from leaderboards.official import official_result_latest, official_tables
 from leaderboards.selectors import leaderboard_tables
 from recam.metrics import SCORER_VERSION
+from recam.stats import TEST_NAME as RANK_TEST
+
+
+def _points(value: float | None, half_width: float | None) -> str:
+    """'80.9 ±2.6' (accuracy and half its 95% interval, in points), '80.9' without an interval, '-'."""
+    if value is None:
+        return "-"
+    return f"{100 * value:.1f}" + ("" if half_width is None else f" ±{100 * half_width:.1f}")
 
 
 class Command(BaseCommand):
@@ -57,13 +65,17 @@ class Command(BaseCommand):
             self.stdout.write(f"\n{table.title} ({phase.title})")
             names = [row.team + (" (baseline)" if row.is_baseline else "") for row in table.rows]
             width = max([30, *(len(name) for name in names)])
-            self.stdout.write(f"{'Rank':>4}  {'Team':<{width}} {'Acc':>6}  Acc. Cross")
+            self.stdout.write(f"{'Rank':>5}  {'Team':<{width}} {'Acc':>11}  Acc. Cross")
             for row, team in zip(table.rows, names, strict=True):
-                rank = "-" if row.rank is None else str(row.rank)
-                acc = "-" if row.accuracy is None else f"{100 * row.accuracy:.1f}"
-                cross = "-" if row.cross_accuracy is None else f"{100 * row.cross_accuracy:.1f}"
+                rank = "-" if row.rank is None else f"{row.rank}{'=' if row.rank_tied_with else ''}"
+                acc = _points(row.accuracy, row.accuracy_half_width)
+                cross = _points(row.cross_accuracy, row.cross_half_width)
                 if row.drop is not None:
                     cross += f" ({'↓' if row.drop >= 0 else '↑'} {abs(100 * row.drop):.1f})"
-                self.stdout.write(f"{rank:>4}  {team:<{width}} {acc:>6}  {cross}")
+                self.stdout.write(f"{rank:>5}  {team:<{width}} {acc:>11}  {cross}")
             if not table.rows:
-                self.stdout.write("      (no scored submissions yet)")
+                self.stdout.write("       (no scored submissions yet)")
+            if any(row.accuracy_lo is not None or row.cross_accuracy_lo is not None for row in table.rows):
+                self.stdout.write("       ±: half the 95% bootstrap interval over questions")
+            if any(row.rank_test for row in table.rows):
+                self.stdout.write(f"       =: rank shared with statistically tied teams ({RANK_TEST})")
