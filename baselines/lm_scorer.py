@@ -197,40 +197,37 @@ def option_logprobs(
     with_article: bool = True,
     batch_size: int = 8,
     progress: bool = False,
+    shared_prefix: bool = True,
 ) -> np.ndarray:
     """Log-likelihoods (n_questions, n_options) of each filled question given its context.
 
     ``reduction`` "sum" is the total log-prob of the continuation's tokens, "mean" the per-token
     mean; ``with_article=False`` scores the filled question given the separator alone.
+    ``shared_prefix=False`` is the reference the shared-prefix path is tested and benchmarked against:
+    each option scored as one full sequence (context + continuation), one by one.
     """
     _reduce(np.zeros(0), np.ones(0), reduction)  # validate before any work
-    totals, lengths = option_sums_and_lengths(
-        lm, articles=articles, questions=questions, options=options, article_tokens=article_tokens,
-        with_article=with_article, batch_size=batch_size, progress=progress,
-    )  # fmt: skip
+    inputs = {"articles": articles, "questions": questions, "options": options}
+    if shared_prefix:
+        totals, lengths = option_sums_and_lengths(
+            lm, **inputs, article_tokens=article_tokens, with_article=with_article, batch_size=batch_size,
+            progress=progress,
+        )  # fmt: skip
+    else:
+        contexts, conts = encode_all(
+            lm.tokenizer, **inputs, article_tokens=article_tokens, with_article=with_article
+        )
+        totals, lengths = _naive_sums_and_lengths(lm, contexts, conts)
     return _reduce(totals, lengths, reduction)
 
 
-def naive_option_logprobs(
-    lm: LoadedLM,
-    *,
-    articles: Sequence[str],
-    questions: Sequence[str],
-    options: Sequence[Sequence[str]],
-    article_tokens: int = 400,
-    reduction: str = "sum",
-    with_article: bool = True,
-) -> np.ndarray:
-    """The reference: each option scored as one full sequence (context + continuation), one by one."""
-    contexts, conts = encode_all(
-        lm.tokenizer,
-        articles=articles,
-        questions=questions,
-        options=options,
-        article_tokens=article_tokens,
-        with_article=with_article,
-    )
-    n_options = len(options[0]) if len(options) else 0
+def naive_option_logprobs(lm: LoadedLM, **kwargs) -> np.ndarray:
+    """:func:`option_logprobs` with ``shared_prefix=False`` (the naive reference)."""
+    return option_logprobs(lm, **kwargs, shared_prefix=False)
+
+
+def _naive_sums_and_lengths(lm: LoadedLM, contexts, conts) -> tuple[np.ndarray, np.ndarray]:
+    n_options = len(conts[0]) if len(conts) else 0
     totals = np.zeros((len(contexts), n_options))
     lengths = np.ones((len(contexts), n_options))
     with torch.inference_mode():
@@ -241,7 +238,7 @@ def naive_option_logprobs(
                 positions = torch.arange(len(context) - 1, ids.shape[1] - 1, device=ids.device)
                 totals[i, k] = logp[positions, ids[0, positions + 1]].sum().item()
                 lengths[i, k] = len(cont)
-    return _reduce(totals, lengths, reduction)
+    return totals, lengths
 
 
 def choose(scores: np.ndarray) -> np.ndarray:

@@ -43,14 +43,19 @@ def _timed(function, **kwargs) -> tuple[np.ndarray, float, float]:
     return scores, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def run_lm_scoring(*, data_dir: Path, questions: int = 12, batch_size: int = 8, threads: int = 2) -> dict:
-    """Score ``questions`` Subtask 1 dev questions each way; questions/s and speed-ups."""
+def _dev1_inputs(*, data_dir: Path, questions: int) -> tuple[list, dict]:
+    """The first ``questions`` Subtask 1 dev questions and the scorer's inputs for them."""
     records = read_questions(Path(data_dir) / "training_data" / "Task_1_dev.jsonl")[:questions]
-    data = {
+    return records, {
         "articles": [q.article for q in records],
         "questions": [q.question for q in records],
         "options": [q.options for q in records],
     }
+
+
+def run_lm_scoring(*, data_dir: Path, questions: int = 12, batch_size: int = 8, threads: int = 2) -> dict:
+    """Score ``questions`` Subtask 1 dev questions each way; questions/s and speed-ups."""
+    records, data = _dev1_inputs(data_dir=data_dir, questions=questions)
     load_before = round(os.getloadavg()[0], 2)
     lm = load_causal_lm(threads=threads)
     option_logprobs(lm, **{k: v[:2] for k, v in data.items()}, batch_size=2)  # warm-up
@@ -104,12 +109,7 @@ def run_lm_scoring(*, data_dir: Path, questions: int = 12, batch_size: int = 8, 
 
 def dtype_agreement(*, data_dir: Path, questions: int, threads: int, batch_size: int = 8) -> dict:
     """float32 against bfloat16 on the first ``questions`` Subtask 1 dev questions: same arg-max?"""
-    records = read_questions(Path(data_dir) / "training_data" / "Task_1_dev.jsonl")[:questions]
-    data = {
-        "articles": [q.article for q in records],
-        "questions": [q.question for q in records],
-        "options": [q.options for q in records],
-    }
+    records, data = _dev1_inputs(data_dir=data_dir, questions=questions)
     load_before = round(os.getloadavg()[0], 2)
     scores, seconds = {}, {}
     for dtype in ("float32", "bfloat16"):

@@ -29,6 +29,13 @@ mkdir -p "$OUT/logs" "$OUT/models" "$OUT/predictions"
 declare -A NAME=([ga]="GA Reader" [att]="Attentive Reader" [att-gloss]="Attentive Reader + gloss" [encoder]="MiniLM encoder"
   [encoder-mlm]="MiniLM encoder (masked word)" [lm-zs]="SmolLM2 LM (zero-shot)" [lm]="SmolLM2 LM (LoRA)")
 
+if [ "${BASELINES_SUBMIT:-1}" = 1 ]; then
+  # the board must exist before hours of training end in its first recam_submit (a clone where `make run`
+  # never ran has no tables): migrate and load the competition first, both idempotent
+  $PYTHON manage.py migrate --noinput -v 0
+  $PYTHON manage.py recam_competition --data "$DATA" > /dev/null
+fi
+
 if [[ " $READERS " == *" encoder-mlm "* ]]; then
   # stage 1 of encoder-mlm, once for both subtasks: MLM on XSum documents + trial articles (never dev/test)
   echo "== adapting the encoder (masked-language modelling, ${ADAPT_SECONDS:-1500} s)" >&2

@@ -18,6 +18,11 @@ def _score_slot() -> tuple[models.Field, ...]:
     )
 
 
+def _interval_fields() -> tuple[models.Field, ...]:
+    """The 95% interval bounds of Acc, Acc. Cross and the drop: lo, hi for each (``leaderboards.intervals``)."""
+    return tuple(models.FloatField(null=True, blank=True) for _ in range(6))
+
+
 class LeaderboardEntry(models.Model):
     phase = models.ForeignKey(
         "competitions.Phase", on_delete=models.CASCADE, related_name="leaderboard_entries"
@@ -34,12 +39,7 @@ class LeaderboardEntry(models.Model):
     entries = models.PositiveIntegerField(null=True, blank=True)
     # Statistics (``leaderboards.intervals``), written when a score changes: 95% bootstrap intervals,
     # the rank by the paired test (1 + entries significantly better) and the teams sharing it.
-    accuracy_lo = models.FloatField(null=True, blank=True)
-    accuracy_hi = models.FloatField(null=True, blank=True)
-    cross_accuracy_lo = models.FloatField(null=True, blank=True)
-    cross_accuracy_hi = models.FloatField(null=True, blank=True)
-    drop_lo = models.FloatField(null=True, blank=True)
-    drop_hi = models.FloatField(null=True, blank=True)
+    accuracy_lo, accuracy_hi, cross_accuracy_lo, cross_accuracy_hi, drop_lo, drop_hi = _interval_fields()
     stat_rank = models.PositiveIntegerField(null=True, blank=True)
     rank_tied_with = models.JSONField(default=list, blank=True)
     stats_key = models.CharField(
@@ -100,12 +100,7 @@ class OfficialResultRow(models.Model):
     cross_correct = models.PositiveIntegerField(null=True, blank=True)
     cross_total = models.PositiveIntegerField(null=True, blank=True)
     entries = models.PositiveIntegerField(null=True, blank=True, help_text="scored submissions when frozen")
-    accuracy_lo = models.FloatField(null=True, blank=True)
-    accuracy_hi = models.FloatField(null=True, blank=True)
-    cross_accuracy_lo = models.FloatField(null=True, blank=True)
-    cross_accuracy_hi = models.FloatField(null=True, blank=True)
-    drop_lo = models.FloatField(null=True, blank=True)
-    drop_hi = models.FloatField(null=True, blank=True)
+    accuracy_lo, accuracy_hi, cross_accuracy_lo, cross_accuracy_hi, drop_lo, drop_hi = _interval_fields()
     rank_tied_with = models.JSONField(default=list, blank=True)
     rank_test = models.CharField(max_length=120, blank=True, help_text="the test behind the rank, if any")
 
