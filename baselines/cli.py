@@ -94,6 +94,12 @@ def main() -> None:
 )
 @click.option("--reduction", type=click.Choice(["sum", "mean"]), default="sum", show_default=True)
 @click.option("--no-article", is_flag=True, help="lm: score the filled question without the article")
+@click.option(
+    "--lora-layers",
+    type=click.IntRange(min=0),
+    default=None,
+    help="lm: adapt the top N decoder layers (0 = all; default $LM_LORA_LAYERS, else the top quarter)",
+)
 @click.option("--quiet", is_flag=True)
 def train(reader, train_files, dev_file, exclude_files, output, quiet, threads, **settings):
     """Train one baseline on --train files; save it to --output."""
@@ -102,7 +108,7 @@ def train(reader, train_files, dev_file, exclude_files, output, quiet, threads, 
         from baselines.lm_cli import train_lm
 
         lm_keys = ("zero_shot", "lm_model", "article_tokens", "reduction", "epochs", "batch_size", "lr",
-                   "time_budget_s", "seed", "device")  # fmt: skip
+                   "time_budget_s", "seed", "device", "lora_layers")  # fmt: skip
         train_lm(
             train_files=train_files, dev_file=dev_file, exclude_files=exclude_files, output=output,
             with_article=not settings["no_article"], quiet=quiet, **{k: settings[k] for k in lm_keys},

@@ -1,5 +1,7 @@
 """The LM reader's cost settings on a tiny random Llama: LoRA on the top layers only, the weight dtype."""
 
+import re
+
 import pytest
 import torch
 from click.testing import CliRunner
@@ -99,3 +101,16 @@ def test_lora_layers_from_the_environment(tmp_path, tiny_lm_dir, monkeypatch):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert '"lora_layers": [\n  0,\n  1\n ]' in result.output  # 0 = every layer of the two
+
+
+def test_lora_layers_option_overrides_the_environment(tmp_path, tiny_lm_dir, monkeypatch):
+    train = tmp_path / "train.jsonl"
+    write_questions(train, QUESTIONS)
+    args = ["train", "--reader", "lm", "--train", str(train), "--lm-model", str(tiny_lm_dir), "--epochs", "0.5",
+            "--article-tokens", "8", "--quiet", "--output", str(tmp_path / "m"), "--lora-layers", "1"]  # fmt: skip
+    monkeypatch.setenv("LM_LORA_LAYERS", "0")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    found = re.findall(r'"lora_layers": \[([\d,\s]*)\]', result.output)
+    # the metrics give the first and last adapted layer: from 1 to 1, the top one of the two layers only
+    assert [[int(x) for x in f.replace(",", " ").split()] for f in found] == [[1, 1]]
