@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 
+from datagen import pipeline_config as choices
 from datagen.fidelity_tables import OUTCOMES, markdown, side_by_side
 from datagen.filters import DEFAULT_CONTEXTUAL_MAX
 from datagen.pipeline import (
@@ -27,14 +28,6 @@ from datagen.pipeline import (
     finish_states,
     load_resources,
     select_pairs,
-)
-from datagen.pipeline_config import (
-    DEFAULT_SCALE,
-    DEFAULT_WSD,
-    SCALES,
-    SYNONYM_SCOPES,
-    WSD_CHOICES,
-    WSD_CONTEXTS,
 )
 from datagen.xsum import Pair
 from recam.records import PLACEHOLDER, Question, read_questions
@@ -238,15 +231,22 @@ def rating_ceiling(*, questions: Sequence[Question], wordnet, threshold: float) 
 @click.option(
     "--wsd",
     "wsds",
-    type=click.Choice(WSD_CHOICES),
+    type=click.Choice(choices.WSD_CHOICES),
     multiple=True,
-    default=[DEFAULT_WSD],
+    default=[choices.DEFAULT_WSD],
     show_default=True,
     help="Word-sense method(s); several give a side-by-side table.",
 )
-@click.option("--wsd-context", type=click.Choice(WSD_CONTEXTS), default="text", show_default=True)
-@click.option("--synonym-scope", type=click.Choice(SYNONYM_SCOPES), default="sense", show_default=True)
-@click.option("--imperceptibility-scale", type=click.Choice(SCALES), default=DEFAULT_SCALE, show_default=True)
+@click.option("--wsd-context", type=click.Choice(choices.WSD_CONTEXTS), default="text", show_default=True)
+@click.option(
+    "--synonym-scope", type=click.Choice(choices.SYNONYM_SCOPES), default="sense", show_default=True
+)
+@click.option(
+    "--imperceptibility-scale",
+    type=click.Choice(choices.SCALES),
+    default=choices.DEFAULT_SCALE,
+    show_default=True,
+)
 @click.option("--no-pos-rescue", is_flag=True, help="Do not let lower-case ADJ/PROPN nouns/verbs through.")
 @click.option("--contextual-max", type=float, default=DEFAULT_CONTEXTUAL_MAX, show_default=True)
 @click.option("--before", is_flag=True, help="Add the pipeline-version-1 rules as a variant 'before'.")

@@ -23,17 +23,16 @@ from functools import lru_cache
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
+# the six part-whole relations (WordNet's holonyms and meronyms), shared with datagen.signature_lesk
+PART_WHOLE = tuple(
+    f"{kind}_{rel}" for rel in ("holonyms", "meronyms") for kind in ("member", "part", "substance")
+)
 RELATIONS = (
     "hypernyms",
     "instance_hypernyms",
     "hyponyms",
     "instance_hyponyms",
-    "member_holonyms",
-    "part_holonyms",
-    "substance_holonyms",
-    "member_meronyms",
-    "part_meronyms",
-    "substance_meronyms",
+    *PART_WHOLE,
     "also_sees",
     "attributes",
     "similar_tos",

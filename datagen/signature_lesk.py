@@ -40,21 +40,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from datagen.lesk import AdaptedLesk, Sense
+from datagen.lesk import PART_WHOLE, AdaptedLesk, Sense
 
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[-'][a-z0-9]+)*")
 HYPER_HYPO = ("hypernyms", "hyponyms", "instance_hypernyms", "instance_hyponyms")
 TIES = ("pywsd", "frequency")
 SIGNATURES = ("pywsd", "wordnet")
-ADAPTED = (
-    "member_holonyms",
-    "part_holonyms",
-    "substance_holonyms",
-    "member_meronyms",
-    "part_meronyms",
-    "substance_meronyms",
-    "similar_tos",
-)
+ADAPTED = (*PART_WHOLE, "similar_tos")
 
 
 @lru_cache(maxsize=1)
