@@ -102,7 +102,7 @@ def options(
     gate,
     lm_model,
     lm_top,
-    limit,
+    limit=None,  # a default: callers of ``options.callback`` (the console's task) may leave it out
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
     reader_names = tuple(r.strip() for r in readers.split(",") if r.strip())

@@ -107,5 +107,6 @@ def _options(job, folder: Path) -> None:
         gate=values.get("gate", True),
         lm_model=None,
         lm_top=int(values.get("lm_top", 10)),
+        limit=None,
     )
     job_progress(job_id=job.pk, stage="options", done=1, total=1, message="options written")
