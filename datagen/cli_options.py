@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from datagen.gate import MIN_GOLD_RANK
 from datagen.options import read_candidates
 from datagen.options_finish import RANKERS, finish
 from datagen.retrieval import (
@@ -77,6 +78,13 @@ from lexicon.files import file_sha256
     help="LM ranker's words in the pool.",
 )
 @click.option(
+    "--gate-min-rank",
+    default=MIN_GOLD_RANK,
+    show_default=True,
+    type=click.IntRange(min=1, max=5),
+    help="The gold's lowest options-only LM rank the gate accepts (2: never the favourite; 1: gate version 2).",
+)
+@click.option(
     "--limit",
     type=click.IntRange(min=1),
     help="Questions for the first N candidates only (readers still trained on every fold; LM vocabulary of the whole file).",
@@ -102,7 +110,8 @@ def options(
     gate,
     lm_model,
     lm_top,
-    limit=None,  # a default: callers of ``options.callback`` (the console's task) may leave it out
+    gate_min_rank=MIN_GOLD_RANK,  # defaults: callers of ``options.callback`` (the console's task)
+    limit=None,  # may leave these out
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
     reader_names = tuple(r.strip() for r in readers.split(",") if r.strip())
@@ -156,6 +165,7 @@ def options(
             lm_top=lm_top,
             score_many=_celery_scorer(lm_model=lm_model, timeout=timeout) if backend == "celery" else None,
             limit=limit,
+            gate_min_rank=gate_min_rank,
         )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None

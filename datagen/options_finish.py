@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from datagen.gate import GATE_VERSION, MIN_GOLD_RANK
 from datagen.lm_words import item_key as key
 from datagen.options import Candidate, build_dataset, write_recam
 from datagen.options_gate import build_gated_dataset, cached_scorer, gate_items, lower_initial_gold
@@ -44,11 +45,14 @@ def finish(
     lm_top: int = 10,
     score_many: Callable[[list[dict]], list[dict]] | None = None,
     limit: int | None = None,
+    gate_min_rank: int = MIN_GOLD_RANK,
 ) -> tuple[int, int, Path]:
     """Write the questions and the report; return (written, dropped, report path).
 
     ``limit``: questions for the first ``limit`` candidates only (a preview, or a measured sample): the
     readers are still trained on the whole file's folds and the LM's vocabulary is the whole file's.
+
+    ``gate_min_rank``: the gate's lowest options-only rank of the gold (:mod:`datagen.gate`, rule 2).
 
     ``score_many`` computes the gate's LM scores for a list of items (:func:`datagen.lm_words.gate_scores`
     in this process by default; the CLI's Celery backend sends them to workers in shards).
@@ -83,13 +87,14 @@ def finish(
         built = _lm_path(
             work=work, groups=groups, candidates=candidates, pools=pools, rankings=rankings, ranker=ranker,
             gated=gated, lm_model=lm_model, lm_top=lm_top, vectors=vectors, seed=plan.seed, score_many=score_many,
-            vocabulary_groups=vocabulary_groups,
+            vocabulary_groups=vocabulary_groups, min_rank=gate_min_rank,
         )  # fmt: skip
         why = built.why
     return _write(
         output=output, built=built, groups=groups, rankings=rankings, plan=plan, work=work,
         readers=readers, vectors=vectors, why=why, settings={"ranker": ranker, "gate": gated, "lm_top": lm_top,
-        "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)", "limit": limit},
+        "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)", "limit": limit,
+        **({"gate_version": GATE_VERSION, "gate_min_rank": gate_min_rank} if gated else {})},
     )  # fmt: skip
 
 
@@ -108,6 +113,7 @@ def _lm_path(
     seed,
     score_many,
     vocabulary_groups,
+    min_rank=MIN_GOLD_RANK,
 ):
     """Score the pools (and, with the LM ranker, the subtask's vocabulary) with the LM, then build."""
     from datagen.lm_words import gate_scores, ranked_from_scores
@@ -139,7 +145,7 @@ def _lm_path(
             pools.setdefault(qid, []).append(found["proposed"])
     return build_gated_dataset(
         candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors, seed=seed,
-        scorer=cached_scorer(scores) if gated else None,
+        scorer=cached_scorer(scores) if gated else None, min_rank=min_rank,
     )  # fmt: skip
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from datagen.gate import gate, rank_draw
+from datagen.gate import MIN_GOLD_RANK, gate, rank_draw
 from datagen.inflection import ReuseCounter, agree, gold_tag, reuse_cap
 from datagen.options import (
     NUM_DISTRACTORS,
@@ -89,8 +89,11 @@ def build_gated_dataset(
     vectors: Similarity | None,
     seed: int,
     scorer: WordScorer | None,
+    min_rank: int = MIN_GOLD_RANK,
 ) -> GatedResult:
-    """Checked questions; ``scorer`` None means no gate (the first 4 admissible forms of the pool)."""
+    """Checked questions; ``scorer`` None means no gate (the first 4 admissible forms of the pool).
+
+    ``min_rank``: the gate's lowest options-only rank of the gold (:mod:`datagen.gate`, rule 2)."""
     new_id = output_ids(candidates)
     reuse = ReuseCounter(cap=reuse_cap(len(candidates)))
     result = GatedResult(questions=[], sources=[], why=[], drops=Counter(), excluded=Counter())
@@ -112,7 +115,7 @@ def build_gated_dataset(
         if len(capped) < NUM_DISTRACTORS:
             result.drops["too-few-distractors"] += 1
             continue
-        chosen, why = _choose(candidate=candidate, words=capped, scorer=scorer, seed=seed)
+        chosen, why = _choose(candidate=candidate, words=capped, scorer=scorer, seed=seed, min_rank=min_rank)
         if chosen is None:
             result.drops[why] += 1
             continue
@@ -130,7 +133,7 @@ def build_gated_dataset(
     return result
 
 
-def _choose(*, candidate: Candidate, words: list[str], scorer: WordScorer | None, seed: int):
+def _choose(*, candidate: Candidate, words: list[str], scorer: WordScorer | None, seed: int, min_rank: int):
     if scorer is None:
         chosen = words[:NUM_DISTRACTORS]
         return chosen, {w: {"rule": "pool order", "pool_rank": words.index(w) + 1} for w in chosen}
@@ -140,7 +143,7 @@ def _choose(*, candidate: Candidate, words: list[str], scorer: WordScorer | None
     prior = {w: word_logfreq(w) for w in [gold, *scored]}
     picks, reason = gate(
         gold=gold, pool=scored, article=article, options_only={"lm": options_only, PRIOR: prior},
-        target_rank=rank_draw(seed=seed, question_id=candidate.id),
+        target_rank=rank_draw(seed=seed, question_id=candidate.id, low=min_rank), min_rank=min_rank,
     )  # fmt: skip
     if picks is None:
         return None, reason

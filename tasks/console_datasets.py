@@ -83,6 +83,7 @@ def _candidates(job, folder: Path) -> None:
 def _options(job, folder: Path) -> None:
     from console.generation import job_progress
     from datagen.cli_options import options
+    from datagen.gate import MIN_GOLD_RANK
 
     values = job.settings
     job_progress(job_id=job.pk, stage="options", done=0, total=1, message="training the k-fold readers")
@@ -107,6 +108,7 @@ def _options(job, folder: Path) -> None:
         gate=values.get("gate", True),
         lm_model=None,
         lm_top=int(values.get("lm_top", 10)),
+        gate_min_rank=int(values.get("gate_min_rank", MIN_GOLD_RANK)),
         limit=None,
     )
     job_progress(job_id=job.pk, stage="options", done=1, total=1, message="options written")

@@ -65,7 +65,9 @@ def test_gate_keeps_answerability_and_prefers_distractors_as_plausible_as_the_go
     pool = ["w1", "w2", "w3", "w4", "w5", "w6"]
     article, options_only = _scores()
     # rank 1: all four from below the gold (options-only LM), closest first
-    picks, reason = gate(gold="gold", pool=pool, article=article, options_only=options_only, target_rank=1)
+    picks, reason = gate(
+        gold="gold", pool=pool, article=article, options_only=options_only, target_rank=1, min_rank=1
+    )
     assert reason == "gated"
     words = [p.word for p in picks]
     assert "w6" not in words  # the article moves the LM away from the gold: not eligible
@@ -77,11 +79,16 @@ def test_gate_keeps_answerability_and_prefers_distractors_as_plausible_as_the_go
     # a word the options-only LM finds far less likely than the gold is not eligible when the article
     # does not favour the gold against it by more than that: w2 at -30 without the article
     far = {**options_only, "lm": {**options_only["lm"], "w2": -30.0}}
-    picks, _ = gate(gold="gold", pool=pool, article=article, options_only=far, target_rank=1)
+    picks, _ = gate(gold="gold", pool=pool, article=article, options_only=far, target_rank=1, min_rank=1)
     assert "w2" not in [p.word for p in picks]
     assert {p.why["gold_rank"] for p in picks} == {2}  # three below the gold are left: rank 1 is not possible
     none, reason = gate(
-        gold="gold", pool=pool[:4], article={**article, "w1": 1.0}, options_only=options_only, target_rank=1
+        gold="gold",
+        pool=pool[:4],
+        article={**article, "w1": 1.0},
+        options_only=options_only,
+        target_rank=1,
+        min_rank=1,
     )
     assert none is None
     assert reason == "gate-too-few-answerable"
@@ -101,6 +108,40 @@ def test_gate_puts_the_gold_at_the_drawn_options_only_rank_or_the_nearest_it_can
     assert [p.word for p in picks] == ["w3", "w1", "w5", "w2"]
     assert {p.why["gold_rank"] for p in picks} == {2}
     assert {p.why["gold_rank_target"] for p in picks} == {5}
+
+
+def test_gate_version_3_never_leaves_the_gold_the_options_only_favourite():
+    pool = ["w1", "w2", "w3", "w4", "w5", "w6"]
+    article, options_only = _scores()
+    # the default rule: a drawn rank of 1 becomes the nearest rank >= 2 (w3 is the one eligible word
+    # the options-only LM prefers to the gold)
+    picks, reason = gate(gold="gold", pool=pool, article=article, options_only=options_only, target_rank=1)
+    assert reason == "gated"
+    assert [p.word for p in picks] == ["w3", "w1", "w5", "w2"]
+    assert {p.why["gold_rank"] for p in picks} == {2}
+    # without w3 no eligible word beats the gold without the article: the question is dropped, while
+    # the previous rule (min_rank=1) would have shipped it with the gold as the favourite
+    none, reason = gate(
+        gold="gold", pool=[w for w in pool if w != "w3"], article=article, options_only=options_only
+    )
+    assert (none, reason) == (None, "gate-gold-options-favourite")
+    kept, reason = gate(
+        gold="gold",
+        pool=[w for w in pool if w != "w3"],
+        article=article,
+        options_only=options_only,
+        min_rank=1,
+    )
+    assert reason == "gated"
+    assert {p.why["gold_rank"] for p in kept} == {1}
+
+
+def test_rank_draw_from_a_lowest_rank():
+    draws = Counter(rank_draw(seed=13, question_id=i, low=2) for i in range(4000))
+    assert set(draws) == {2, 3, 4, 5}
+    assert all(900 < n < 1100 for n in draws.values())  # 1000 expected each
+    with pytest.raises(ValueError, match="lowest rank"):
+        rank_draw(seed=13, question_id=1, low=6)
 
 
 def test_rank_draw_is_uniform_and_reproducible():

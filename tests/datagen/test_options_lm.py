@@ -43,10 +43,13 @@ def test_lm_ranker_path_writes_checked_questions_and_a_funnel(candidates, tiny_l
     if gate == "--gate":
         why = [json.loads(line) for line in output.with_suffix(".why.jsonl").read_text().splitlines()]
         assert len(why) == len(written)
+        assert report["provenance"]["options"]["gate_min_rank"] == 2
+        assert report["provenance"]["options"]["gate_version"] == "gate-3"
         for entry in why:
             assert len(entry["options"]) == 4
             for reason in entry["options"].values():
                 assert reason["rule"] == "gate"
+                assert reason["gold_rank"] >= 2  # never the options-only LM's favourite (gate version 3)
                 assert reason["pmi_margin"] > 0  # the article moves the LM towards the gold
                 if reason["side"] == "below":  # ... so the article-aware LM prefers the gold
                     assert reason["article_margin"] > 0
