@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from datagen.distractor_bench import evaluate, fused, vocabulary, wordfreq_ranker
+from datagen.distractor_bench import evaluate, fused, remembered, vocabulary, wordfreq_ranker
 from recam.records import read_questions
 
 
@@ -19,8 +19,11 @@ from recam.records import read_questions
     help="Only the first N questions (the vocabulary stays the file's).",
 )
 @click.option("--lm-model", help="Causal LM for the LM ranker (default LM_MODEL or SmolLM2-135M).")
+@click.option(
+    "--threads", type=click.IntRange(min=1), help="Torch CPU threads for the LM (default: the machine's)."
+)
 @click.option("--output", type=click.Path(dir_okay=False), help="Write the rows as JSON here too.")
-def distractors_bench(input_path, rankers, limit, lm_model, output):
+def distractors_bench(input_path, rankers, limit, lm_model, output, threads=None):
     """P@1, F1@3, MRR, NDCG@10 of each ranker's distractors against the file's four real distractors."""
     try:
         questions = read_questions(input_path, require_labels=True)
@@ -35,7 +38,7 @@ def distractors_bench(input_path, rankers, limit, lm_model, output):
         from baselines.lm_scorer import load_causal_lm
         from datagen.lm_words import question_ranker
 
-        lm_ranker = question_ranker(load_causal_lm(model_path=lm_model, threads=2))
+        lm_ranker = remembered(question_ranker(load_causal_lm(model_path=lm_model, threads=threads)))
     choices = {
         "wordfreq": wordfreq_ranker,
         "lm": lm_ranker,

@@ -7,7 +7,8 @@ recall@3 = hits/4), MRR (1 / rank of the first real distractor; 0 when none is r
 (binary gains, ideal DCG from min(4, 10) hits). Means over questions, in percent.
 
 Rankers: ``wordfreq`` (the vocabulary by English word frequency, the question unseen), ``lm`` (the
-LM ranker, :func:`datagen.lm_words.lm_ranking`: each word filled into the question given the article)
+LM ranker, :func:`datagen.lm_words.question_ranker`: the vocabulary by the LM's two-stage score of each word
+filled into the question given the article)
 and ``both`` (reciprocal-rank fusion of the two, ``1/(60 + rank)`` summed, the usual constant).
 """
 
@@ -60,6 +61,19 @@ def evaluate(*, questions: Sequence[Question], ranker: Ranker, vocab: Sequence[s
 
 def wordfreq_ranker(question: Question, vocab: Sequence[str]) -> list[str]:
     return sorted(vocab, key=lambda w: (-word_logfreq(w), w))
+
+
+def remembered(ranker: Ranker) -> Ranker:
+    """``ranker`` computed once per question and vocabulary (the ``lm`` and ``both`` rows share it)."""
+    seen: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+
+    def rank(question: Question, vocab: Sequence[str]) -> list[str]:
+        key = (str(question.id), tuple(vocab))
+        if key not in seen:
+            seen[key] = list(ranker(question, vocab))
+        return seen[key]
+
+    return rank
 
 
 def fused(*rankers: Ranker) -> Ranker:

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from datagen.cli_bench import distractors_bench
-from datagen.distractor_bench import evaluate, fused, question_metrics, wordfreq_ranker
+from datagen.distractor_bench import evaluate, fused, question_metrics, remembered, wordfreq_ranker
 from recam.records import Question
 
 
@@ -59,3 +59,22 @@ def test_cli_word_frequency_row(tmp_path):
     result = CliRunner().invoke(distractors_bench, ["--input", str(bad), "--rankers", "wordfreq"])
     assert result.exit_code != 0
     assert "bad.jsonl:3" in result.output
+
+
+def test_a_remembered_ranker_runs_once_per_question_for_the_lm_and_fused_rows():
+    calls = []
+
+    def slow(question, vocab):
+        calls.append(question.id)
+        return sorted(vocab, reverse=True)
+
+    ranker = remembered(slow)
+    question = Question(
+        id=7, article="x", question="@placeholder", options=("a", "b", "c", "d", "e"), label=0
+    )
+    vocab = ["b", "c", "d", "e"]
+    first = evaluate(questions=[question], ranker=ranker, vocab=vocab)
+    second = evaluate(questions=[question], ranker=fused(wordfreq_ranker, ranker), vocab=vocab)
+    assert calls == [7]  # the fused row reused the first row's ranking
+    assert first["MRR"] == 100.0  # "e" first: a real distractor
+    assert second["questions"] == 1
