@@ -102,17 +102,30 @@ def train(variant, seed, ratings, output, if_missing, **overrides) -> None:
     output = output or ab.default_model_dir()
     if if_missing and (output / ab.MODEL_FILE).is_file():
         try:
-            ab.ImperceptibilityScorer.load(output)
+            scorer = ab.ImperceptibilityScorer.load(output)
         except ValueError as stale:  # trained on other vectors or an older format: retrain below
             click.echo(f"retraining: {stale}")
         else:
             click.echo(f"abstractness model already at {output / ab.MODEL_FILE}: skipped")
+            _calibrate(scorer, ratings, output)
             return
     scorer, report = _fit(variant, seed, ratings, overrides)
     saved = scorer.save(output)
     click.echo(TABLE_HEAD)
     click.echo(_report_line(report))
     click.echo(f"saved {saved} (vectors sha256 {scorer.provenance['vectors_sha256'][:12]}...)")
+    _calibrate(scorer, ratings, output)
+
+
+def _calibrate(scorer, ratings: Path | None, output: Path) -> None:
+    """The default calibration map beside the model (fitted once, then read), so that the set-up
+    leaves nothing for the first candidates run to fit."""
+    from datagen.imperceptibility import DEFAULT_CALIBRATION, cached_calibration
+
+    knots = cached_calibration(
+        scorer=scorer, ratings=_ab().mrc_ratings(ratings), method=DEFAULT_CALIBRATION, model_dir=output
+    )
+    click.echo(f"calibration {knots['method']}: {len(knots['x'])} knots beside the model")
 
 
 def _option_words(paths: tuple[Path, ...]) -> list[str]:

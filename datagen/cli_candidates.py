@@ -8,6 +8,8 @@ import click
 from datagen.filters import DEFAULT_CONTEXTUAL_MAX
 from datagen.pipeline import Settings, local_runner
 from datagen.pipeline_config import (
+    CALIBRATIONS,
+    DEFAULT_CALIBRATION,
     DEFAULT_SCALE,
     DEFAULT_WSD,
     SCALES,
@@ -109,6 +111,14 @@ from datagen.shards import run_candidates
     show_default=True,
     help="Subtask 1: MRC ratings + calibrated regressor, or the raw regressor.",
 )
+@click.option(
+    "--calibration",
+    type=click.Choice(CALIBRATIONS),
+    default=DEFAULT_CALIBRATION,
+    show_default=True,
+    help="Subtask 1, mrc+calibrated: fit the map on out-of-fold predictions of the regressor's training "
+    "words (held-out) or on its own fit of them (in-sample, pipeline version 3).",
+)
 @click.option("--no-pos-rescue", is_flag=True, help="Take spaCy's ADJ/PROPN tags as they are.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def candidates(
@@ -129,6 +139,7 @@ def candidates(
     imperceptibility_scale,
     no_pos_rescue,
     quiet,
+    calibration=DEFAULT_CALIBRATION,  # a default: callers of ``candidates.callback`` may leave it out
 ) -> None:
     """Select target words (§3.2-3.4) and write one question per surviving target."""
     settings = Settings(
@@ -143,6 +154,7 @@ def candidates(
         wsd=wsd,
         synonym_scope=synonym_scope,
         imperceptibility_scale=imperceptibility_scale,
+        calibration=calibration,
         pos_rescue=not no_pos_rescue,
     )
     runner = local_runner

@@ -42,10 +42,11 @@ BEFORE = {
     "wsd_context": "window",
     "synonym_scope": "all",
     "imperceptibility_scale": "regressor",
+    "calibration": "in-sample",
     "pos_rescue": False,
 }
 # Pipeline version 2 (issue #12, first pass): version 3's defaults but our Lesk over a window.
-PREVIOUS = {"wsd": "lesk", "wsd_context": "window"}
+PREVIOUS = {"wsd": "lesk", "wsd_context": "window", "calibration": "in-sample"}
 
 
 def rebuilt_pair(*, question: Question, source: str) -> tuple[Pair, tuple[int, int]]:
@@ -247,6 +248,12 @@ def rating_ceiling(*, questions: Sequence[Question], wordnet, threshold: float) 
     default=choices.DEFAULT_SCALE,
     show_default=True,
 )
+@click.option(
+    "--calibration",
+    type=click.Choice(choices.CALIBRATIONS),
+    default=choices.DEFAULT_CALIBRATION,
+    show_default=True,
+)
 @click.option("--no-pos-rescue", is_flag=True, help="Do not let lower-case ADJ/PROPN nouns/verbs through.")
 @click.option("--contextual-max", type=float, default=DEFAULT_CONTEXTUAL_MAX, show_default=True)
 @click.option("--before", is_flag=True, help="Add the pipeline-version-1 rules as a variant 'before'.")
@@ -261,6 +268,7 @@ def main(
     wsd_context: str,
     synonym_scope: str,
     imperceptibility_scale: str,
+    calibration: str,
     no_pos_rescue: bool,
     contextual_max: float,
     before: bool,
@@ -273,6 +281,7 @@ def main(
         wsd_context=wsd_context,
         synonym_scope=synonym_scope,
         imperceptibility_scale=imperceptibility_scale,
+        calibration=calibration,
         pos_rescue=not no_pos_rescue,
         contextual_max=contextual_max,
     )

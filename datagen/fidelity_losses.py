@@ -23,7 +23,7 @@ from datagen.pipeline import (
     select_pairs,
     tokens_in_span,
 )
-from datagen.pipeline_config import DEFAULT_WSD, WSD_CHOICES, WSD_CONTEXTS
+from datagen.pipeline_config import CALIBRATIONS, DEFAULT_CALIBRATION, DEFAULT_WSD, WSD_CHOICES, WSD_CONTEXTS
 from recam.records import Question, read_questions
 
 
@@ -93,11 +93,22 @@ def lost_gold(
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="First N questions per file.")
 @click.option("--wsd", type=click.Choice(WSD_CHOICES), default=DEFAULT_WSD, show_default=True)
 @click.option("--wsd-context", type=click.Choice(WSD_CONTEXTS), default="text", show_default=True)
+@click.option(
+    "--calibration", type=click.Choice(CALIBRATIONS), default=DEFAULT_CALIBRATION, show_default=True
+)
 def main(
-    data_dir: Path, subtask: str, per_bucket: int, limit: int | None, wsd: str, wsd_context: str
+    data_dir: Path,
+    subtask: str,
+    per_bucket: int,
+    limit: int | None,
+    wsd: str,
+    wsd_context: str,
+    calibration: str,
 ) -> None:
-    """Print lost gold words per bucket (default settings but the WSD options), without the encoder."""
-    settings = Settings(subtask=int(subtask), use_encoder=False, wsd=wsd, wsd_context=wsd_context)
+    """Print lost gold words per bucket (default settings but the options), without the encoder."""
+    settings = Settings(
+        subtask=int(subtask), use_encoder=False, wsd=wsd, wsd_context=wsd_context, calibration=calibration
+    )
     res = load_resources(settings=settings)
     for relative in SOURCES[settings.subtask]:
         questions = read_questions(Path(data_dir) / relative, require_labels=True)[:limit]

@@ -18,7 +18,7 @@ from datagen.nlp import Analysis, Token, analyse
 from datagen.pipeline_config import Resources, Settings, load_resources
 from datagen.xsum import Pair
 
-PIPELINE_VERSION = 3
+PIPELINE_VERSION = 4
 SUBTASK_POS = {1: frozenset({"NOUN", "VERB", "ADJ", "ADV"}), 2: frozenset({"NOUN", "VERB"})}
 RESCUED_POS = frozenset({"ADJ", "PROPN"})
 # Fates of a summary token, in stage order; the funnel counts them.

@@ -13,6 +13,9 @@ DEFAULT_WSD = "signature"
 WSD_CONTEXTS = ("text", "window")  # see datagen.nonspecificity
 SCALES = ("mrc+calibrated", "regressor")  # see datagen.imperceptibility
 DEFAULT_SCALE = "mrc+calibrated"
+# The calibration map's fit (issue #12): on held-out (out-of-fold) predictions, or in-sample (version 3).
+CALIBRATIONS = ("held-out", "in-sample")
+DEFAULT_CALIBRATION = "held-out"
 SYNONYM_SCOPES = ("sense", "all")
 
 
@@ -29,6 +32,7 @@ class Settings:
     wsd_context: str = "text"
     synonym_scope: str = "sense"
     imperceptibility_scale: str = "mrc+calibrated"
+    calibration: str = DEFAULT_CALIBRATION
     pos_rescue: bool = True
 
     def __post_init__(self) -> None:
@@ -39,6 +43,7 @@ class Settings:
             ("wsd context", self.wsd_context, WSD_CONTEXTS),
             ("synonym scope", self.synonym_scope, SYNONYM_SCOPES),
             ("imperceptibility scale", self.imperceptibility_scale, SCALES),
+            ("calibration", self.calibration, CALIBRATIONS),
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -82,14 +87,16 @@ def load_resources(*, settings: Settings, encoder: bool | None = None) -> Resour
 
     want_encoder = settings.use_encoder if encoder is None else encoder
     key = (settings.subtask, settings.lesk_window, settings.wsd, settings.wsd_context, settings.synonym_scope)
-    key += (settings.imperceptibility_scale, want_encoder)
+    key += (settings.imperceptibility_scale, settings.calibration, want_encoder)
     if key not in _RESOURCES:
         res = Resources(nlp=load_nlp(), wordnet=resources.wordnet(), vectors=load_vectors())
         res.names = {"spacy": resources.spacy_model_name(), "vectors": res.vectors.name}
         if settings.subtask == 1:
             from datagen.imperceptibility import load_imperceptibility
 
-            res.imperceptibility = load_imperceptibility(scale=settings.imperceptibility_scale)
+            res.imperceptibility = load_imperceptibility(
+                scale=settings.imperceptibility_scale, calibration=settings.calibration
+            )
             res.names["imperceptibility"] = f"{res.imperceptibility.name} {res.imperceptibility.sha256[:12]}"
         if settings.subtask == 2 or settings.synonym_scope == "sense":
             _load_senses(settings, res)

@@ -135,8 +135,13 @@ def test_cli_train_score_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert saved["params"]["hidden"] == [32, 16]
     assert (saved["params"]["dropout"], saved["params"]["epochs"], saved["seed"]) == (0.1, 2, 0)
     assert saved["ratings_sha256"] == hashlib.sha256(resources.mrc_ratings_path().read_bytes()).hexdigest()
+    assert (
+        json.loads((tmp_path / "abstractness" / "calibration-held-out.json").read_text())["method"]
+        == "held-out"
+    )
     skipped = runner.invoke(abstractness, ["train", "--variant", "glove50", "--if-missing"])
     assert "skipped" in skipped.output
+    assert "calibration held-out" in skipped.output
     result = runner.invoke(abstractness, ["score", "economy", "qzxvnoword"])
     assert result.exit_code == 0, result.output
     lines = dict(line.split("\t") for line in result.output.strip().splitlines())
