@@ -37,16 +37,28 @@ SEPARATOR = "\n\nSummary:"
 REDUCTIONS = ("sum", "mean")
 
 
+def bos_prefix(tokenizer) -> list[int]:
+    """``[bos]`` when the model's tokenizer is configured to start every text with it, else ``[]``.
+
+    Gemma is trained with ``<bos>`` first and scores text without it badly (its GGUF sets
+    ``add_bos_token``); SmolLM2's tokenizer does not add one, so its scores are unchanged. This is
+    lm-evaluation-harness's rule for such models."""
+    if getattr(tokenizer, "add_bos_token", False) and tokenizer.bos_token_id is not None:
+        return [tokenizer.bos_token_id]
+    return []
+
+
 def encode_context(tokenizer, *, article: str, article_tokens: int, with_article: bool) -> list[int]:
-    """The context tokens: the article's first ``article_tokens`` tokens + the separator.
+    """The context tokens: [bos +] the article's first ``article_tokens`` tokens + the separator.
 
     Without the article the context is the separator alone (stripped), so every option is scored
-    given the same fixed prompt.
+    given the same fixed prompt. ``bos`` as :func:`bos_prefix` decides.
     """
+    bos = bos_prefix(tokenizer)
     if not with_article:
-        return tokenizer.encode(SEPARATOR.strip(), add_special_tokens=False)
+        return bos + tokenizer.encode(SEPARATOR.strip(), add_special_tokens=False)
     words = tokenizer.encode(article, add_special_tokens=False)[: max(0, article_tokens)]
-    return words + tokenizer.encode(SEPARATOR, add_special_tokens=False)
+    return bos + words + tokenizer.encode(SEPARATOR, add_special_tokens=False)
 
 
 def encode_continuation(tokenizer, *, question: str, option: str) -> list[int]:

@@ -70,6 +70,27 @@ def test_article_window_and_no_article_change_the_context(tiny_lm):
     assert not np.allclose(with_art, without)
 
 
+class _BosTokenizer:
+    """The tiny tokenizer as a model whose tokenizer starts every text with ``<bos>`` (Gemma's GGUF)."""
+
+    def __init__(self, tok, *, add_bos: bool):
+        self.tok, self.add_bos_token, self.bos_token_id = tok, add_bos, 7
+
+    def encode(self, text, add_special_tokens=False):
+        return self.tok.encode(text, add_special_tokens=add_special_tokens)
+
+
+def test_the_context_starts_with_bos_only_when_the_tokenizer_asks_for_it(tiny_lm):
+    plain = _BosTokenizer(tiny_lm.tokenizer, add_bos=False)
+    gemma_like = _BosTokenizer(tiny_lm.tokenizer, add_bos=True)
+    for with_article in (True, False):
+        kwargs = {"article": TEXTS[1], "article_tokens": 5, "with_article": with_article}
+        without = lm_scorer.encode_context(plain, **kwargs)
+        assert lm_scorer.encode_context(gemma_like, **kwargs) == [7, *without]
+        assert without == lm_scorer.encode_context(tiny_lm.tokenizer, **kwargs)
+    assert lm_scorer.bos_prefix(tiny_lm.tokenizer) == []  # the tiny Llama, like SmolLM2, adds none
+
+
 def test_choose_is_argmax():
     assert choose(np.array([[-3.0, -1.0, -2.0], [-0.5, -4.0, -9.0]])).tolist() == [1, 0]
 
