@@ -177,6 +177,11 @@ def test_gemma_gguf_round_trips_and_shared_prefix_equals_naive_on_dev_questions(
     lm = load_causal_lm(model_path=str(_gemma_gguf()), device="cpu", threads=1)
     assert lm.sha256 == "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
     assert lm.model.config.model_type == "gemma3_text"
+    for with_article in (True, False):  # Gemma's tokenizer asks for <bos>: every context starts with it
+        context = lm_scorer.encode_context(
+            lm.tokenizer, article=questions[0].article, article_tokens=400, with_article=with_article
+        )
+        assert context[0] == lm.tokenizer.bos_token_id
     for text in [questions[0].article[:300], " " + questions[0].question.replace("@placeholder", "naïve")]:
         assert lm.tokenizer.decode(lm.tokenizer.encode(text, add_special_tokens=False)) == text
     data = {
