@@ -38,7 +38,8 @@ from datagen.options import Candidate
 from datagen.retrieval import Ranked
 from recam.records import PLACEHOLDER
 
-CHUNK = 48  # continuations per forward pass on the shared context
+CHUNK = 48  # continuations per forward pass on the shared context (one row each, repeated cache)
+PACK = 24  # continuations side by side in one row on the shared context (packed path)
 TOP = 10  # short-listed words per context: the paper's "top-10 words predicted by each model"
 OPEN_SCAN = 400  # next-token candidates read for open-vocabulary words (the options-only LM's best)
 VERSION = "blank-2stage-2"  # part of every cache key: a new scoring rule never reads old scores
@@ -83,9 +84,89 @@ def _encode_context(lm: LoadedLM, context: list[int]):
     return out.past_key_values, torch.log_softmax(out.logits[0, -1].float(), dim=-1)  # Shape: (vocab,)
 
 
+def _packable(model) -> bool:
+    """Whether continuations can share one row under a custom 4D mask: an attention implementation that
+    takes such a mask, and no sliding-window layer (whose cache and mask the packed row would bypass)."""
+    config = model.config
+    if getattr(config, "_attn_implementation", None) not in ("sdpa", "eager"):
+        return False
+    if getattr(config, "sliding_window", None) is not None:
+        return False
+    return all(kind == "full_attention" for kind in (getattr(config, "layer_types", None) or ()))
+
+
+def _packed_mask(lengths: Sequence[int], *, context_len: int, device, dtype, eager: bool) -> torch.Tensor:
+    """(1, 1, T, context_len + T) for T = sum(lengths): every token sees the whole context and the
+    earlier tokens of its own continuation only (the continuations are side by side in one row)."""
+    owner = torch.repeat_interleave(
+        torch.arange(len(lengths), device=device), torch.tensor(lengths, device=device)
+    )
+    step = torch.arange(len(owner), device=device)
+    own = (owner[:, None] == owner[None, :]) & (step[:, None] >= step[None, :])
+    seen = torch.cat([torch.ones((len(owner), context_len), dtype=torch.bool, device=device), own], 1)
+    if eager:  # eager attention adds the mask to the scores
+        return torch.zeros(seen.shape, dtype=dtype, device=device).masked_fill(~seen, torch.finfo(dtype).min)[
+            None, None
+        ]
+    return seen[None, None]
+
+
+def _exact_packed(
+    lm: LoadedLM, *, cache, first_logp: torch.Tensor, context_len: int, continuations
+) -> list[float]:
+    """:func:`_exact` with up to ``PACK`` continuations side by side in one row on the unrepeated cache:
+    no copy of the context's cache per continuation; the cache is cropped back after each pack."""
+    model, device = lm.model, lm.model.device
+    eager = model.config._attn_implementation == "eager"
+    found: list[float] = []
+    for start in range(0, len(continuations), PACK):
+        part = continuations[start : start + PACK]
+        lengths = [len(cont) for cont in part]
+        total = sum(lengths)
+        ids = torch.tensor([[t for cont in part for t in cont]], device=device)  # Shape: (1, T)
+        offsets = torch.cat([torch.arange(n, device=device) for n in lengths])
+        hidden = model.get_decoder()(
+            input_ids=ids,
+            attention_mask=_packed_mask(
+                lengths, context_len=context_len, device=device, dtype=model.dtype, eager=eager
+            ),
+            position_ids=(context_len + offsets)[None, :],
+            past_key_values=cache,
+            use_cache=True,
+        ).last_hidden_state[0]  # Shape: (T, hidden)
+        cache.crop(-total)  # back to the context alone for the next pack
+        owner = torch.repeat_interleave(
+            torch.arange(len(part), device=device), torch.tensor(lengths, device=device)
+        )
+        starts = torch.tensor([0, *lengths[:-1]], device=device).cumsum(0)
+        totals = first_logp[ids[0, starts]]
+        inner = offsets + 1 < torch.tensor(lengths, device=device)[owner]  # tokens that predict a next one
+        rows = torch.nonzero(inner)[:, 0]
+        if len(rows):
+            totals = totals.index_add(0, owner[rows], _token_logprobs(model, hidden[rows], ids[0, rows + 1]))
+        found.extend(float(v) for v in totals.cpu())
+    return found
+
+
 def _exact(lm: LoadedLM, *, cache, first_logp: torch.Tensor, context_len: int, continuations) -> list[float]:
     """Summed log-probs of the continuations on the context's cache (as ``score_batch`` does for a
-    batch of contexts, here reusing the cache the short list was read from instead of a second pass)."""
+    batch of contexts, here reusing the cache the short list was read from instead of a second pass).
+
+    Packed side by side in one row (:func:`_exact_packed`) where the model allows it, else one row per
+    continuation on a repeated cache; both give the same scores (tested)."""
+    if _packable(lm.model):
+        return _exact_packed(
+            lm, cache=cache, first_logp=first_logp, context_len=context_len, continuations=continuations
+        )
+    return _exact_repeated(
+        lm, cache=cache, first_logp=first_logp, context_len=context_len, continuations=continuations
+    )
+
+
+def _exact_repeated(
+    lm: LoadedLM, *, cache, first_logp: torch.Tensor, context_len: int, continuations
+) -> list[float]:
+    """One row per continuation on the context's cache repeated ``CHUNK`` times."""
     model, device = lm.model, lm.model.device
     found: list[float] = []
     for start in range(0, len(continuations), CHUNK):

@@ -4,7 +4,8 @@
 # the practice leaderboards as a baseline row. Reruns resume: finished trainings are reused.
 # Settings (env): RECAM_DATA_DIR, XSUM_PATH, BASELINES_DIR (var/baselines),
 # READERS ("ga att att-gloss encoder encoder-mlm lm-zs lm"; lm-zs = the SmolLM2 LM zero-shot, lm = LoRA
-# fine-tuned, LM_BUDGET_S (1500 per subtask), LM_ARTICLE_TOKENS (128), LM_THREADS (1) and LM_LORA_LAYERS (unset: the
+# fine-tuned; add gemma-zs / gemma for Gemma 3 270M, zero-shot / LoRA, at GEMMA_MODEL (default: the set-up's
+# file, baselines.lm_loading.gemma_model_path()), LM_BUDGET_S (1500 per subtask), LM_ARTICLE_TOKENS (128), LM_THREADS (1) and LM_LORA_LAYERS (unset: the
 # top quarter of the layers; 0 = all) for the fine-tuning, LM_DTYPE (float32 on CPU) for all LM runs), ADAPT_SECONDS (1500, the MLM stage of encoder-mlm,
 # shared by both subtasks), ENCODER_MLM_BUDGET_S (900 per subtask),
 # READER_EPOCHS (4), READER_MAX_TOKENS (250), READER_BUDGET_S (720 per run), ENCODER_BUDGET_S (3600),
@@ -27,7 +28,12 @@ EXCLUDE=()
 for f in "$DATA"/test_data/Task_*_test.jsonl "$DEV_1" "$DEV_2"; do [ -f "$f" ] && EXCLUDE+=(--exclude "$f"); done
 mkdir -p "$OUT/logs" "$OUT/models" "$OUT/predictions"
 declare -A NAME=([ga]="GA Reader" [att]="Attentive Reader" [att-gloss]="Attentive Reader + gloss" [encoder]="MiniLM encoder"
-  [encoder-mlm]="MiniLM encoder (masked word)" [lm-zs]="SmolLM2 LM (zero-shot)" [lm]="SmolLM2 LM (LoRA)")
+  [encoder-mlm]="MiniLM encoder (masked word)" [lm-zs]="SmolLM2 LM (zero-shot)" [lm]="SmolLM2 LM (LoRA)"
+  [gemma-zs]="Gemma 3 270M LM (zero-shot)" [gemma]="Gemma 3 270M LM (LoRA)")
+if [[ " $READERS " == *" gemma"* ]]; then
+  GEMMA=${GEMMA_MODEL:-$($PYTHON -c 'from baselines.lm_loading import gemma_model_path; print(gemma_model_path())')}
+  [ -f "$GEMMA" ] || { echo "Gemma 3 270M not found at $GEMMA: run make setup (or set GEMMA_MODEL)" >&2; exit 1; }
+fi
 
 if [ "${BASELINES_SUBMIT:-1}" = 1 ]; then
   # the board must exist before hours of training end in its first recam_submit (a clone where `make run`
@@ -51,9 +57,9 @@ for n in 1 2; do
   trial_var=TRIAL_$n
   for reader in $READERS; do
     run=$reader-st$n
-    if [ "$reader" = lm-zs ] && [ "$n" = 2 ]; then
-      # zero-shot: one model, trained on nothing; predicted once (lm-zs-st1), copied for the report's columns
-      rm -rf "$OUT/predictions/lm-zs-st2" && cp -r "$OUT/predictions/lm-zs-st1" "$OUT/predictions/lm-zs-st2"
+    if [[ "$reader" == *-zs ]] && [ "$n" = 2 ]; then
+      # zero-shot: one model, trained on nothing; predicted once (X-zs-st1), copied for the report's columns
+      rm -rf "$OUT/predictions/$reader-st2" && cp -r "$OUT/predictions/$reader-st1" "$OUT/predictions/$reader-st2"
       continue
     fi
     echo "== training $run" >&2
@@ -61,8 +67,12 @@ for n in 1 2; do
     if [ "$reader" = lm-zs ]; then
       reader_args=(--reader lm --zero-shot)
       extra=()
-    elif [ "$reader" = lm ]; then
+    elif [ "$reader" = gemma-zs ]; then
+      reader_args=(--reader lm --zero-shot --lm-model "$GEMMA")
+      extra=()
+    elif [ "$reader" = lm ] || [ "$reader" = gemma ]; then
       extra=(--time-budget "${LM_BUDGET_S:-1500}" --article-tokens "${LM_ARTICLE_TOKENS:-128}" --threads "${LM_THREADS:-1}")
+      if [ "$reader" = gemma ]; then reader_args=(--reader lm --lm-model "$GEMMA" --train "${!trial_var}" "${EXCLUDE[@]}"); fi
     elif [ "$reader" = encoder ]; then
       extra=(--time-budget "${ENCODER_BUDGET_S:-3600}")
     elif [ "$reader" = encoder-mlm ]; then
@@ -87,10 +97,10 @@ $PYTHON -m baselines report --predictions-dir "$OUT/predictions" --dev1 "$DEV_1"
 if [ "${BASELINES_SUBMIT:-1}" = 1 ]; then
   for run_dir in "$OUT"/predictions/*-st[12]; do
     run=$(basename "$run_dir"); reader=${run%-st?}; n=${run##*-st}
-    [ "$run" = lm-zs-st2 ] && continue  # the copy of lm-zs-st1: one board row for the zero-shot LM
+    [[ "$run" == *-zs-st2 ]] && continue  # the copy of X-zs-st1: one board row for a zero-shot LM
     $PYTHON -m baselines bundle --subtask1 "$run_dir/subtask1.csv" --subtask2 "$run_dir/subtask2.csv" --output "$run_dir/submission.zip"
     trained=(--trained-on "$n"); what="trained on the Subtask $n trial set"
-    if [ "$reader" = lm-zs ]; then trained=(); what="zero-shot, trained on nothing"; fi
+    if [[ "$reader" == *-zs ]]; then trained=(); what="zero-shot, trained on nothing"; fi
     $PYTHON manage.py recam_submit --team "${NAME[$reader]}" --phase practice --baseline \
       "${trained[@]}" --system-name "$run" --description "baseline $run, $what" \
       "$run_dir/submission.zip"

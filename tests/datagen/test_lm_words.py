@@ -101,3 +101,83 @@ def test_open_vocabulary_words_are_whole_admitted_words_scored_like_the_rest(tin
         assert word in scores.options_only
     none = score_blank(lm, article=q.article, question=q.question, words=[q.answer], must=[q.answer], top=1)
     assert none.proposed == []
+
+
+def _sharp_tiny_lm(tiny_lm, attn: str):
+    """A 2-layer random Llama with large weights (peaked, context-dependent scores) on SmolLM2's tokenizer."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from baselines.lm_scorer import LoadedLM
+
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_lm))
+    torch.manual_seed(3)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048, initializer_range=0.3,
+        attn_implementation=attn,
+    )  # fmt: skip
+    return LoadedLM(
+        model=LlamaForCausalLM(config).eval(), tokenizer=tokenizer, device="cpu", name="sharp-tiny", sha256=""
+    )
+
+
+@pytest.mark.parametrize("attn", ["sdpa", "eager"])
+def test_packed_continuations_score_as_one_row_each(tiny_lm, dev2, attn, monkeypatch):
+    import torch
+
+    import datagen.lm_words as lm_words
+
+    lm = _sharp_tiny_lm(tiny_lm, attn)
+    assert lm_words._packable(lm.model)
+    q = dev2[4]
+    vocab = sorted({x.answer for x in dev2[:200]})[:70]  # more words than one pack (24) or chunk (48)
+    head, template = split_at_blank(q.question)
+    conts = [lm.tokenizer.encode(template.format(w), add_special_tokens=False) for w in vocab]
+    found = {}
+    with torch.inference_mode():
+        for name, fn in (("packed", lm_words._exact_packed), ("rows", lm_words._exact_repeated)):
+            ctx = lm_words._context(lm, article=q.article, head=head, with_article=True, article_tokens=60)
+            cache, logp = lm_words._encode_context(lm, ctx)
+            found[name] = np.array(
+                fn(lm, cache=cache, first_logp=logp, context_len=len(ctx), continuations=conts)
+            )
+            assert cache.get_seq_length() == len(ctx)  # the context's cache is left as it was
+    assert np.ptp(found["rows"]) > 1.0  # the scores differ from word to word: a real check
+    np.testing.assert_allclose(found["packed"], found["rows"], atol=1e-4)
+    # the mask matters: letting continuations see each other changes the scores
+    monkeypatch.setattr(
+        lm_words, "_packed_mask",
+        lambda lengths, *, context_len, device, dtype, eager: (
+            torch.zeros((1, 1, sum(lengths), context_len + sum(lengths)), dtype=dtype) if eager
+            else torch.ones((1, 1, sum(lengths), context_len + sum(lengths)), dtype=torch.bool)
+        ),
+    )  # fmt: skip
+    with torch.inference_mode():
+        ctx = lm_words._context(lm, article=q.article, head=head, with_article=True, article_tokens=60)
+        cache, logp = lm_words._encode_context(lm, ctx)
+        leaky = np.array(
+            lm_words._exact_packed(
+                lm, cache=cache, first_logp=logp, context_len=len(ctx), continuations=conts
+            )
+        )
+    assert np.abs(leaky - found["rows"]).max() > 1e-2
+
+
+def test_sliding_window_models_use_one_row_per_continuation():
+    from types import SimpleNamespace
+
+    from datagen.lm_words import _packable
+
+    def model(**config):
+        return SimpleNamespace(config=SimpleNamespace(**config))
+
+    assert _packable(model(_attn_implementation="sdpa"))
+    assert _packable(
+        model(_attn_implementation="sdpa", layer_types=["full_attention"] * 2, sliding_window=None)
+    )
+    assert not _packable(
+        model(_attn_implementation="sdpa", layer_types=["sliding_attention", "full_attention"])
+    )
+    assert not _packable(model(_attn_implementation="sdpa", sliding_window=512))
+    assert not _packable(model(_attn_implementation="flash_attention_2"))
