@@ -1,4 +1,4 @@
-"""``python -m bench [--only a,b,c,d,e,f]``: run the benchmarks and store their results (e: analytics, f: the LM scorer)."""
+"""``python -m bench [--only a,b,c,d,e,f]``: run the benchmarks and store their results (e: analytics, f: the LM scorer, g: the gate's word scores)."""
 
 import sys
 from pathlib import Path

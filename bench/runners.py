@@ -44,6 +44,12 @@ def bench_f(options: dict) -> dict:
     return run_lm_scoring(data_dir=options["data_dir"], questions=options.get("lm_questions", 12))
 
 
+def bench_g(options: dict) -> dict:
+    from bench.gate_words import run_gate_words
+
+    return run_gate_words(data_dir=options["data_dir"], questions=options.get("gate_questions", 6))
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
@@ -51,6 +57,11 @@ BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "d": ("d_leaderboard_queries", "(d) Database queries per leaderboard page as teams grow", bench_d),
     "e": ("e_statistics", "(e) Analytics 60 teams x 2,025 questions; tied ranks of 200 teams", bench_e),
     "f": ("f_lm_scoring", "(f) LM option scoring: naive vs shared-prefix batched, questions/s", bench_f),
+    "g": (
+        "g_gate_words",
+        "(g) Gate word scores: one row per word vs packed rows, CPU-s per question",
+        bench_g,
+    ),
 }
 
 
