@@ -6,6 +6,7 @@ from datagen.cli_abstractness import abstractness
 from datagen.cli_bench import distractors_bench
 from datagen.cli_candidates import candidates
 from datagen.cli_options import options
+from datagen.cli_overlap import overlap
 from datagen.cli_quality import quality
 
 
@@ -19,3 +20,4 @@ main.add_command(candidates)
 main.add_command(options)
 main.add_command(quality)
 main.add_command(distractors_bench)
+main.add_command(overlap)
