@@ -14,6 +14,8 @@ NAMES = {
     "encoder-mlm": "MiniLM encoder (masked word, MLM-adapted)",
     "lm-zs": "SmolLM2-135M-Instruct LM, zero-shot",
     "lm": "SmolLM2-135M-Instruct LM, LoRA fine-tuned",
+    "gemma-zs": "Gemma 3 270M LM, zero-shot",
+    "gemma": "Gemma 3 270M LM, LoRA fine-tuned",
 }
 
 

@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -74,6 +75,41 @@ def test_report_over_several_seeds_gives_mean_sd_and_range(tmp_path, dev_path):
     row = next(line for line in out.read_text().splitlines() if line.startswith("| GA Reader"))
     assert row.split(" | ")[1] == "40.0 ± 20.0 [20.0-60.0]"
     assert "over 3 runs" in out.read_text()
+
+
+def test_report_has_a_row_for_every_reader_make_baselines_runs(tmp_path, dev_path):
+    """Every READERS name of scripts/baselines.sh (Gemma included) gets its row and its cross cells."""
+    import re
+
+    from baselines.report import NAMES
+
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "baselines.sh").read_text()
+    readers = set(re.search(r"declare -A NAME=\((.*?)\)\n", script, re.S).group(1).split("[")[1:])
+    readers = {r.split("]")[0] for r in readers}
+    assert "gemma" in readers
+    assert readers == set(NAMES)
+    dev_file = tmp_path / "dev.jsonl"
+    write_questions(dev_file, read_questions(dev_path)[:10], with_ids=False)
+    gold = [(q.id, q.label) for q in read_questions(dev_file)]
+    for run, right in (("gemma-st1", 7), ("gemma-st2", 3)):
+        (tmp_path / "p" / run).mkdir(parents=True)
+        for m in (1, 2):
+            rows = [f"{i},{g if k < right else (g + 1) % 5}\n" for k, (i, g) in enumerate(gold)]
+            (tmp_path / "p" / run / f"subtask{m}.csv").write_text("".join(rows))
+    out = tmp_path / "report.md"
+    args = [
+        "report",
+        "--predictions-dir",
+        str(tmp_path / "p"),
+        "--dev1",
+        str(dev_file),
+        "--dev2",
+        str(dev_file),
+    ]
+    result = CliRunner().invoke(main, [*args, "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in out.read_text().splitlines() if line.startswith("| Gemma 3 270M LM, LoRA"))
+    assert row.split(" | ")[1:] == ["70.0", "30.0", "70.0", "30.0 |"]
 
 
 def test_predict_with_several_models_averages_their_option_probabilities(tmp_path, trial_path, dev_path):
