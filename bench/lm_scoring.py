@@ -58,6 +58,7 @@ def run_lm_scoring(*, data_dir: Path, questions: int = 12, batch_size: int = 8, 
     records, data = _dev1_inputs(data_dir=data_dir, questions=questions)
     load_before = round(os.getloadavg()[0], 2)
     lm = load_causal_lm(threads=threads)
+    device, model = lm.device, f"{lm.name} (sha256 {lm.sha256[:12]})"  # kept: ``lm`` is freed before bf16
     option_logprobs(lm, **{k: v[:2] for k, v in data.items()}, batch_size=2)  # warm-up
     runs = [
         ("naive: 5 full sequences per question", naive_option_logprobs, {}),
@@ -74,7 +75,7 @@ def run_lm_scoring(*, data_dir: Path, questions: int = 12, batch_size: int = 8, 
     naive_answers = answers[runs[0][0]]
     for label, *_ in runs[1:]:
         assert (answers[label] == naive_answers).all(), f"{label}: answers differ from the naive ones"
-    if lm.device == "cpu":
+    if device == "cpu":
         del lm
         bf16 = load_causal_lm(threads=threads, dtype="bfloat16")  # what LM_DTYPE=bfloat16 loads
         option_logprobs(bf16, **{k: v[:2] for k, v in data.items()}, batch_size=2)  # warm-up
@@ -93,8 +94,8 @@ def run_lm_scoring(*, data_dir: Path, questions: int = 12, batch_size: int = 8, 
         row["questions_per_s"] = round(len(records) / row["seconds"], 3)
         row["speedup_vs_naive"] = round(naive_seconds / row["seconds"], 2)
     return {
-        "device": lm.device,
-        "model": f"{lm.name} (sha256 {lm.sha256[:12]})",
+        "device": device,
+        "model": model,
         "torch_threads": torch.get_num_threads(),
         "cpu_flags": " ".join(_cpu_flags()),
         "questions": len(records),

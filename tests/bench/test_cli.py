@@ -22,3 +22,23 @@ def test_unknown_benchmark_is_refused(tmp_path):
     result = CliRunner().invoke(main, ["--only", "z", "--out", str(tmp_path)])
     assert result.exit_code == 1
     assert "unknown benchmark(s) z: choose from a, b, c, d" in result.output
+
+
+def test_summary_is_written_even_when_no_benchmark_wrote_the_out_dir(tmp_path):
+    from bench.report import write_summary
+
+    out = tmp_path / "fresh" / "results"
+    path = write_summary(out_dir=out)
+    assert path == out / "README.md"
+    assert path.read_text(encoding="utf-8").startswith("# Benchmark results")
+
+
+def test_bench_f_runs_to_the_end_on_the_cpu(recam_data_dir):
+    """Regression: the float32 model was freed before the bfloat16 row, then read for the result."""
+    from bench.lm_scoring import run_lm_scoring
+
+    result = run_lm_scoring(data_dir=recam_data_dir, questions=2, batch_size=2, threads=1)
+    assert result["device"] == "cpu"
+    assert result["model"].startswith("SmolLM2")
+    assert [row["dtype"] for row in result["rows"]] == ["float32", "float32", "float32", "bfloat16"]
+    assert result["answers_identical_to_naive"] is True
