@@ -85,6 +85,20 @@ from lexicon.files import file_sha256
     help="The gold's lowest options-only LM rank the gate accepts (2: never the favourite; 1: gate version 2).",
 )
 @click.option(
+    "--extra-train",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="A labelled ReCAM jsonl added to every reader fold's training (repeatable; e.g. ReCAM trial, "
+    "never a test file). Its questions on a candidate's article are left out; ranking stays over the candidate set.",
+)
+@click.option(
+    "--gate-lm2",
+    default="gemma",
+    show_default=True,
+    help="The gate's second LM (gate version 4): \"gemma\" (the set-up's Gemma 3 270M, "
+    'baselines.lm_loading.gemma_model_path()), a GGUF file or model dir, or "none" (gate version 3).',
+)
+@click.option(
     "--limit",
     type=click.IntRange(min=1),
     help="Questions for the first N candidates only (readers still trained on every fold; LM vocabulary of the whole file).",
@@ -112,6 +126,8 @@ def options(
     lm_top,
     gate_min_rank=MIN_GOLD_RANK,  # defaults: callers of ``options.callback`` (the console's task)
     limit=None,  # may leave these out
+    gate_lm2="gemma",
+    extra_train=(),
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
     reader_names = tuple(r.strip() for r in readers.split(",") if r.strip())
@@ -120,8 +136,11 @@ def options(
         raise click.BadParameter(
             f"unknown reader(s) {unknown}: choose from {', '.join(READERS)}", param_hint="--readers"
         )
+    second_lm = _second_lm(gate_lm2) if gate else None
     try:
         candidates = read_candidates(candidates_path)
+        for path in extra_train:
+            check_labelled(path)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     settings = {
@@ -141,6 +160,8 @@ def options(
         reader_settings={k: v for k, v in settings.items() if v is not None},
         vectors=str(Path(vectors).resolve()) if vectors else None,
         device=device,
+        extra_train=tuple(str(Path(p).resolve()) for p in extra_train),
+        extra_train_sha256=tuple(file_sha256(p) for p in extra_train),
     )
     # absolute: the plan and the Celery tasks name it, and a worker runs in a directory of its own
     work = (Path(work_dir) if work_dir else _default_work_dir(plan)).resolve()
@@ -166,6 +187,10 @@ def options(
             score_many=_celery_scorer(lm_model=lm_model, timeout=timeout) if backend == "celery" else None,
             limit=limit,
             gate_min_rank=gate_min_rank,
+            second_lm=second_lm,
+            second_many=_celery_scorer(lm_model=second_lm, timeout=timeout)
+            if backend == "celery" and second_lm
+            else None,
         )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
@@ -174,6 +199,36 @@ def options(
 
 
 GATE_SHARD = 8  # questions per Celery gate task
+
+
+def check_labelled(path: str) -> None:
+    """An ``--extra-train`` file must be ReCAM jsonl whose every question has its label (a test file
+    has none): the first problem is named with its file and line."""
+    from recam.records import read_questions
+
+    read_questions(path)  # a malformed record: its file and line
+    lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+    for number, line in enumerate(lines, start=1):
+        if line.strip() and json.loads(line).get("label") is None:
+            raise ValueError(
+                f"{path}, line {number}: no label; extra training data must be labelled (never a test file)"
+            )
+
+
+def _second_lm(value: str) -> str | None:
+    """``--gate-lm2``: "none", "gemma" (the set-up's file) or a path; a missing file is a usage error."""
+    if value.strip().lower() == "none":
+        return None
+    if value == "gemma":
+        from baselines.lm_loading import gemma_model_path
+
+        path = gemma_model_path()
+        hint = "run make setup, pass a model with --gate-lm2 PATH, or --gate-lm2 none for gate version 3"
+    else:
+        path, hint = Path(value), "pass a GGUF file or a model dir, or --gate-lm2 none"
+    if not path.exists():
+        raise click.BadParameter(f"no model at {path}: {hint}", param_hint="--gate-lm2")
+    return str(path.resolve())
 
 
 def _celery_scorer(*, lm_model: str | None, timeout: float | None):

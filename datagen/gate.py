@@ -34,6 +34,17 @@ Rule (stated before any measurement of this version; the first version's A/B is 
    so nats and log frequency share one scale.
 4. Fewer than ``count`` eligible words: the question cannot be gated and is dropped (counted).
 
+**Version 4: a second, stronger LM** (``second``; stated 2026-11-25 before any measurement of it). Two
+samples showed that version 3 fools the LM it is built on (SmolLM2 options-only 0.0%) but not a
+stronger one: Gemma 3 270M, zero-shot or LoRA-fine-tuned, still picks the gold without the article in
+two thirds of the questions (docs/quality.md). As in SWAG's adversarial filtering, which filters
+against an ensemble, version 4 asks the same of a second LM, scored on a short list only
+(:func:`datagen.options_gate.second_items`, the cost bound): a word is eligible only if rule 1 also
+holds under the second LM (its own PMI margin > ``ANSWER_MARGIN``), a word is on the "above" side only
+if *both* LMs score it above the gold without the article (so the gold is the options-only favourite
+of neither), and the second LM's options-only gap joins the closeness of rule 3. Words the second LM
+did not score are not eligible.
+
 No scorer here is fitted on the questions it judges (the LM and the prior are used as shipped; the
 readers that fill the pool are k-fold): the issue's "k-fold so no model judges questions it was
 fitted on" holds by construction. Each chosen option records why it was chosen.
@@ -48,7 +59,9 @@ import numpy as np
 ANSWER_MARGIN = 0.0
 MIN_GOLD_RANK = 2  # the gold is never the options-only LM's favourite (rule 2; 1 = gate version 2)
 GATE_VERSION = "gate-3"  # recorded in the dataset report: rule 2 with MIN_GOLD_RANK
+GATE_VERSION_SECOND = "gate-4"  # version 3 with a second LM (``second``)
 LEAD = "lm"  # the options-only scorer whose rank of the gold is drawn
+SECOND = "lm2"  # the second LM's options-only scores, beside ``LEAD`` in the closeness and the why
 
 
 @dataclass(frozen=True)
@@ -76,14 +89,27 @@ def gate(
     target_rank: int = 1,
     count: int = 4,
     min_rank: int = MIN_GOLD_RANK,
+    second: Mapping[str, Mapping[str, float]] | None = None,
 ) -> tuple[list[Pick] | None, str]:
-    """The ``count`` distractors chosen by the rule above, or ``(None, reason)`` if it cannot be gated."""
+    """The ``count`` distractors chosen by the rule above, or ``(None, reason)`` if it cannot be gated.
+
+    ``second``: the second LM's ``{"article": {word: score}, "options_only": {word: score}}`` (version 4),
+    the gold among its words; None is version 3."""
     if LEAD not in options_only:
         raise ValueError(f"the gate needs the options-only scorer {LEAD!r}, got {sorted(options_only)}")
     words = [w for w in dict.fromkeys(pool) if w != gold and w in article]
     lead = options_only[LEAD]
     pmi_margin = {w: (article[gold] - article[w]) - (lead[gold] - lead[w]) for w in words}
     eligible = [w for w in words if pmi_margin[w] > ANSWER_MARGIN]
+    second_margin: dict[str, float] = {}
+    if second is not None:
+        on, off = second["article"], second["options_only"]
+        if gold not in on or gold not in off:
+            return None, "gate-second-unscored"
+        words = [w for w in words if w in on and w in off]
+        second_margin = {w: (on[gold] - on[w]) - (off[gold] - off[w]) for w in words}
+        eligible = [w for w in eligible if w in second_margin and second_margin[w] > ANSWER_MARGIN]
+        options_only = {**options_only, SECOND: off}
     if len(eligible) < count:
         return None, "gate-too-few-answerable"
     spreads = {}
@@ -93,10 +119,12 @@ def gate(
     sides: dict[str, list[Pick]] = {"above": [], "below": []}
     for word in eligible:
         gaps = {name: scores[gold] - scores[word] for name, scores in options_only.items()}
-        side = "above" if lead[word] > lead[gold] else "below"
+        above = lead[word] > lead[gold] and (SECOND not in options_only or gaps[SECOND] < 0)
+        side = "above" if above else "below"
         why = {
             "article_margin": round(article[gold] - article[word], 4),
             "pmi_margin": round(pmi_margin[word], 4),
+            **({"second_pmi_margin": round(second_margin[word], 4)} if second_margin else {}),
             "gaps": {name: round(gap, 4) for name, gap in gaps.items()},
             "closeness": round(max(abs(gap) / spreads[name] for name, gap in gaps.items()), 4),
             "side": side,

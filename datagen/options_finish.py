@@ -14,10 +14,16 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from datagen.gate import GATE_VERSION, MIN_GOLD_RANK
+from datagen.gate import GATE_VERSION, GATE_VERSION_SECOND, MIN_GOLD_RANK
 from datagen.lm_words import item_key as key
 from datagen.options import Candidate, build_dataset, write_recam
-from datagen.options_gate import build_gated_dataset, cached_scorer, gate_items, lower_initial_gold
+from datagen.options_gate import (
+    build_gated_dataset,
+    cached_scorer,
+    gate_items,
+    lower_initial_gold,
+    second_items,
+)
 from datagen.retrieval import (
     candidate_set,
     load_rankings,
@@ -46,6 +52,8 @@ def finish(
     score_many: Callable[[list[dict]], list[dict]] | None = None,
     limit: int | None = None,
     gate_min_rank: int = MIN_GOLD_RANK,
+    second_lm: str | None = None,
+    second_many: Callable[[list[dict]], list[dict]] | None = None,
 ) -> tuple[int, int, Path]:
     """Write the questions and the report; return (written, dropped, report path).
 
@@ -56,6 +64,10 @@ def finish(
 
     ``score_many`` computes the gate's LM scores for a list of items (:func:`datagen.lm_words.gate_scores`
     in this process by default; the CLI's Celery backend sends them to workers in shards).
+
+    ``second_lm``: the gate's second LM (version 4, :mod:`datagen.gate`; None: version 3), its scores
+    computed by ``second_many`` (default: :func:`~datagen.lm_words.gate_scores` here) and cached in
+    ``gate-scores2-<model key>.jsonl``.
     """
     from lexicon.resources import wordnet
     from lexicon.vectors import load_vectors
@@ -88,13 +100,16 @@ def finish(
             work=work, groups=groups, candidates=candidates, pools=pools, rankings=rankings, ranker=ranker,
             gated=gated, lm_model=lm_model, lm_top=lm_top, vectors=vectors, seed=plan.seed, score_many=score_many,
             vocabulary_groups=vocabulary_groups, min_rank=gate_min_rank,
+            second_lm=second_lm if gated else None, second_many=second_many,
         )  # fmt: skip
         why = built.why
     return _write(
         output=output, built=built, groups=groups, rankings=rankings, plan=plan, work=work,
         readers=readers, vectors=vectors, why=why, settings={"ranker": ranker, "gate": gated, "lm_top": lm_top,
         "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)", "limit": limit,
-        **({"gate_version": GATE_VERSION, "gate_min_rank": gate_min_rank} if gated else {})},
+        **({"gate_version": GATE_VERSION_SECOND if second_lm else GATE_VERSION, "gate_min_rank": gate_min_rank,
+            "gate_second_lm": second_lm, "gate_second_lm_key": second_key(second_lm) if second_lm else None}
+           if gated else {})},
     )  # fmt: skip
 
 
@@ -114,6 +129,8 @@ def _lm_path(
     score_many,
     vocabulary_groups,
     min_rank=MIN_GOLD_RANK,
+    second_lm=None,
+    second_many=None,
 ):
     """Score the pools (and, with the LM ranker, the subtask's vocabulary) with the LM, then build."""
     from datagen.lm_words import gate_scores, ranked_from_scores
@@ -143,19 +160,37 @@ def _lm_path(
         for found in scores:
             qid = next(c.id for c in candidates if str(c.id) == str(found["id"]))
             pools.setdefault(qid, []).append(found["proposed"])
+    second = None
+    if gated and second_lm:
+        found2 = second_items(items=items, scores=scores)
+        chunk2 = None if second_many else GATE_CHUNK
+        second_many = second_many or (
+            lambda batch: gate_scores(items=batch, lm_model=second_lm, progress=True)
+        )
+        name = f"gate-scores2-{second_key(second_lm)}.jsonl"
+        second = _cached_gate_scores(work=work, items=found2, score_many=second_many, chunk=chunk2, name=name)
     return build_gated_dataset(
         candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors, seed=seed,
-        scorer=cached_scorer(scores) if gated else None, min_rank=min_rank,
+        scorer=cached_scorer(scores, second) if gated else None, min_rank=min_rank,
     )  # fmt: skip
 
 
-def _cached_gate_scores(*, work: Path, items: list[dict], score_many, chunk: int | None) -> list[dict]:
+def second_key(model: str) -> str:
+    """A short key of the second LM: the SHA-256 of its file (a GGUF) or of its directory's files."""
+    from baselines.lm_loading import model_sha256
+
+    return model_sha256(Path(model))[:12]
+
+
+def _cached_gate_scores(
+    *, work: Path, items: list[dict], score_many, chunk: int | None, name: str = "gate-scores.jsonl"
+) -> list[dict]:
     """Gate scores from ``work/gate-scores.jsonl``, computing and appending the missing ones (resume).
 
     ``chunk`` questions are scored and appended at a time (None: all at once, as the Celery backend
     sends every shard before waiting)."""
 
-    path = work / "gate-scores.jsonl"
+    path = work / name
     cached: dict[str, dict] = {}
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():

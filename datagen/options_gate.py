@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from datagen.gate import MIN_GOLD_RANK, gate, rank_draw
+from datagen.gate import ANSWER_MARGIN, MIN_GOLD_RANK, gate, rank_draw
 from datagen.inflection import ReuseCounter, agree, gold_tag, reuse_cap
 from datagen.options import (
     NUM_DISTRACTORS,
@@ -27,8 +27,12 @@ from datagen.prior import NAME as PRIOR
 from datagen.prior import word_logfreq
 from recam.records import PLACEHOLDER, Question
 
-# (candidate, words) -> (article-aware LM scores, options-only LM scores), word -> log-likelihood
-WordScorer = Callable[[Candidate, Sequence[str]], tuple[Mapping[str, float], Mapping[str, float]]]
+# (candidate, words) -> (article-aware LM scores, options-only LM scores, the second LM's
+# {"article", "options_only"} or None), word -> log-likelihood
+WordScorer = Callable[
+    [Candidate, Sequence[str]], tuple[Mapping[str, float], Mapping[str, float], Mapping | None]
+]
+SECOND_WORDS = 16  # the second LM's short list per question (gate version 4), the cost bound
 
 
 @dataclass(frozen=True)
@@ -138,12 +142,13 @@ def _choose(*, candidate: Candidate, words: list[str], scorer: WordScorer | None
         chosen = words[:NUM_DISTRACTORS]
         return chosen, {w: {"rule": "pool order", "pool_rank": words.index(w) + 1} for w in chosen}
     gold = candidate.answer
-    article, options_only = scorer(candidate, [gold, *words])
+    article, options_only, second = scorer(candidate, [gold, *words])
     scored = [w for w in words if w in article and w in options_only]
     prior = {w: word_logfreq(w) for w in [gold, *scored]}
     picks, reason = gate(
         gold=gold, pool=scored, article=article, options_only={"lm": options_only, PRIOR: prior},
         target_rank=rank_draw(seed=seed, question_id=candidate.id, low=min_rank), min_rank=min_rank,
+        second=second,
     )  # fmt: skip
     if picks is None:
         return None, reason
@@ -185,15 +190,46 @@ def gate_items(
     return items
 
 
-def cached_scorer(scores: Sequence[Mapping]) -> WordScorer:
-    """A gate scorer reading precomputed :func:`datagen.lm_words.gate_scores` results (words the LM did
-    not score exactly are left out by the gate)."""
+def second_items(
+    *, items: Sequence[Mapping], scores: Sequence[Mapping], limit: int = SECOND_WORDS
+) -> list[dict]:
+    """What the second LM scores (gate version 4): per question the gold and at most ``limit`` words
+    the first LM finds eligible (rule 1 of :mod:`datagen.gate`), every word the first LM scores above
+    the gold without the article first (the words that can make the gold lose its lead), then the
+    closest below it, each side by the first LM's options-only gap to the gold. Exact scores only
+    (``top`` 0, no open words). Cost: at most ``limit + 1`` continuations per context and question."""
     by_id = {str(s["id"]): s for s in scores}
+    found = []
+    for item in items:
+        first = by_id.get(str(item["id"]))
+        gold = item["answer"]
+        if first is None or gold not in first["article"] or gold not in first["options_only"]:
+            continue
+        on, off = first["article"], first["options_only"]
+        words = [w for w in on if w != gold and w in off]
+        eligible = [w for w in words if (on[gold] - on[w]) - (off[gold] - off[w]) > ANSWER_MARGIN]
+        eligible.sort(key=lambda w: (off[w] <= off[gold], abs(off[gold] - off[w]), w))
+        chosen = [gold, *eligible[:limit]]
+        found.append({
+            "id": item["id"], "article": item["article"], "question": item["question"], "answer": gold,
+            "words": chosen, "must": chosen, "top": 0, "open": 0,
+        })  # fmt: skip
+    return found
+
+
+def cached_scorer(scores: Sequence[Mapping], second: Sequence[Mapping] | None = None) -> WordScorer:
+    """A gate scorer reading precomputed :func:`datagen.lm_words.gate_scores` results (words the LM did
+    not score exactly are left out by the gate); ``second`` the second LM's (gate version 4)."""
+    by_id = {str(s["id"]): s for s in scores}
+    second_by_id = {str(s["id"]): s for s in second} if second is not None else None
 
     def score(candidate: Candidate, words: Sequence[str]):
         found = by_id.get(str(candidate.id))
         if found is None:
-            return {}, {}
-        return found["article"], found["options_only"]
+            return {}, {}, None
+        if second_by_id is None:
+            return found["article"], found["options_only"], None
+        other = second_by_id.get(str(candidate.id)) or {"article": {}, "options_only": {}}
+        return found["article"], found["options_only"], {k: other[k] for k in ("article", "options_only")}
 
     return score

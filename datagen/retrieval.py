@@ -60,12 +60,19 @@ def fold_dir(*, work_dir: Path, subtask: str, reader: str, fold: int) -> Path:
 
 
 def fold_meta(
-    *, candidates: Sequence[Candidate], folds: Mapping[int | str, int], fold: int, config: object
+    *,
+    candidates: Sequence[Candidate],
+    folds: Mapping[int | str, int],
+    fold: int,
+    config: object,
+    extra: Sequence[Candidate] = (),
 ) -> dict:
     """What a fold's result depends on; a stored result is reused only if this matches exactly."""
     held_out = sorted(str(c.id) for c in candidates if folds[c.id] == fold)
     data = [(str(c.id), c.article, c.question, c.answer) for c in candidates]
+    more = {"extra_sha256": _sha256_json([(str(c.id), c.article, c.question, c.answer) for c in extra])}
     return {
+        **(more if extra else {}),  # without extra training data: the meta of earlier runs, unchanged
         "format": FORMAT_VERSION,
         "fold": fold,
         "data_sha256": _sha256_json(data),
@@ -87,17 +94,22 @@ def run_fold(
     vectors_path: str | None = None,
     device: str | None = None,
     progress: bool = True,
+    extra: Sequence[Candidate] = (),
 ) -> list[Ranked]:
-    """Train ``config.reader`` on the other folds and rank the held-out fold (or read a stored result)."""
+    """Train ``config.reader`` on the other folds and rank the held-out fold (or read a stored result).
+
+    ``extra``: more training questions (``--extra-train``), added to every fold's training set; the
+    reader learns their answers too, but ranks the held-out questions over the candidate set alone."""
     from baselines.training import TrainedReader, train_reader
 
     out = fold_dir(work_dir=work_dir, subtask=subtask, reader=config.reader, fold=fold)
-    meta = fold_meta(candidates=candidates, folds=folds, fold=fold, config=config)
+    meta = fold_meta(candidates=candidates, folds=folds, fold=fold, config=config, extra=extra)
     stored = read_fold(out, meta=meta)
     if stored is not None:
         return stored
-    train = [_example(c) for c in candidates if folds[c.id] != fold]
+    train = [_example(c) for c in candidates if folds[c.id] != fold] + [_example(c) for c in extra]
     held_out = [c for c in candidates if folds[c.id] == fold]
+    words = sorted(set(candidate_set(candidates)) | {c.answer for c in extra})
     model_dir = out / "model"
     if (model_dir / "DONE").is_file():
         _check_meta(model_dir / "DONE", meta=meta)
@@ -107,7 +119,7 @@ def run_fold(
             config=config,
             train=train,
             vectors=vectors,
-            candidates=candidate_set(candidates),
+            candidates=words,
             device=device,
             checkpoint_dir=out / "checkpoints",
             progress=progress,
@@ -115,7 +127,8 @@ def run_fold(
         )
         reader.save(model_dir)
         (model_dir / "DONE").write_text(json.dumps(meta, sort_keys=True))
-    ranked = rank_held_out(reader=reader, held_out=held_out, size=len(candidate_set(candidates)))
+    allowed = set(candidate_set(candidates)) if extra else None
+    ranked = rank_held_out(reader=reader, held_out=held_out, size=len(words), allowed=allowed)
     write_fold(out, meta=meta, ranked=ranked)
     return ranked
 
@@ -128,14 +141,20 @@ def _example(candidate: Candidate):
     )
 
 
-def rank_held_out(*, reader, held_out: Sequence[Candidate], size: int) -> list[Ranked]:
-    """Rank all ``size`` candidates per question; keep the top 10 and the gold's rank."""
+def rank_held_out(
+    *, reader, held_out: Sequence[Candidate], size: int, allowed: set[str] | None = None
+) -> list[Ranked]:
+    """Rank all ``size`` candidates per question; keep the top 10 and the gold's rank.
+
+    ``allowed``: rank these words only (the candidate set when the reader also knows extra answers)."""
     ranked: list[Ranked] = []
     for start in range(0, len(held_out), _RANK_BATCH):
         batch = held_out[start : start + _RANK_BATCH]
         rankings = reader.rank(examples=[_example(c) for c in batch], top_k=size)
         for candidate, ranking in zip(batch, rankings, strict=True):
             order = [normal(word) for word, _score in ranking]
+            if allowed is not None:
+                order = [word for word in order if word in allowed]
             gold_rank = order.index(candidate.answer) + 1 if candidate.answer in order else None
             ranked.append(Ranked(id=candidate.id, gold_rank=gold_rank, top=tuple(order[:TOP_K])))
     return ranked
@@ -187,6 +206,8 @@ class Plan:
     reader_settings: dict  # ReaderConfig fields besides ``reader`` (epochs, hidden, ...)
     vectors: str | None = None  # None: the packaged GloVe (lexicon.resources.glove_path())
     device: str | None = None
+    extra_train: tuple[str, ...] = ()  # labelled ReCAM files added to every fold's training (--extra-train)
+    extra_train_sha256: tuple[str, ...] = ()
 
 
 def write_plan(*, work_dir: Path, plan: Plan) -> Path:
@@ -200,7 +221,8 @@ def read_plan(*, work_dir: Path) -> Plan:
     path = Path(work_dir) / "plan.json"
     try:
         data = json.loads(path.read_text())
-        return Plan(**{**data, "readers": tuple(data["readers"])})
+        tuples = {k: tuple(data.get(k, ())) for k in ("readers", "extra_train", "extra_train_sha256")}
+        return Plan(**{**data, **tuples})
     except (OSError, json.JSONDecodeError, TypeError, KeyError) as exc:
         raise ValueError(f"{path}: not a readable option-generation plan ({exc})") from None
 
@@ -243,7 +265,10 @@ def run_planned_fold(*, work_dir: Path, subtask: str, reader: str, fold: int, pr
     if not group:
         raise ValueError(f"{plan.candidates}: no candidates of subtask {subtask!r}")
     folds = assign_folds(candidates=group, folds=plan.folds, seed=plan.seed)
-    vectors = load_vectors(Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(group))
+    extra = extra_training(plan=plan, group=group)
+    vectors = load_vectors(
+        Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary([*group, *extra])
+    )
     ranked = run_fold(
         work_dir=Path(work_dir),
         subtask=subtask,
@@ -255,8 +280,37 @@ def run_planned_fold(*, work_dir: Path, subtask: str, reader: str, fold: int, pr
         vectors_path=plan.vectors,
         device=plan.device,
         progress=progress,
+        extra=extra,
     )
     return {"subtask": subtask, "reader": reader, "fold": fold, "questions": len(ranked)}
+
+
+def extra_training(*, plan: Plan, group: Sequence[Candidate]) -> list[Candidate]:
+    """The plan's extra training questions (labelled ReCAM files) as candidates, for one subtask's group.
+
+    A question is left out when its article shares at least ``datagen.overlap.DEFAULT_MAX_SHARE`` of its
+    word 8-grams with an article of the group (a reader must not train on a passage it is tested on,
+    as the folds ensure for the group itself). Files must not have changed since the plan was written."""
+    from datagen.overlap import OverlapIndex, split_by_overlap
+    from recam.records import read_questions
+
+    if not plan.extra_train:
+        return []
+    index = OverlapIndex()
+    index.add([c.article for c in group], source="candidates")
+    found: list[Candidate] = []
+    for path, digest in zip(plan.extra_train, plan.extra_train_sha256, strict=True):
+        if file_sha256(path) != digest:
+            raise ValueError(f"{path} changed since the plan was written")
+        questions = read_questions(path)
+        kept, _dropped = split_by_overlap([q.article for q in questions], index)
+        for position in kept:
+            q = questions[position]
+            found.append(Candidate(
+                id=f"extra:{Path(path).name}:{q.id}", article=q.article, question=q.question,
+                answer=normal(q.options[q.label]), subtask=group[0].subtask,
+            ))  # fmt: skip
+    return found
 
 
 def load_rankings(
@@ -274,13 +328,15 @@ def load_rankings(
     from datagen.options import assign_folds
 
     folds = assign_folds(candidates=group, folds=plan.folds, seed=plan.seed)
+    extra = extra_training(plan=plan, group=group)
     result: dict[str, dict[int | str, Ranked]] = {}
     for reader in readers or plan.readers:
         config = reader_config(reader=reader, settings=plan.reader_settings)
         result[reader] = {}
         for fold in range(plan.folds):
             out = fold_dir(work_dir=work_dir, subtask=subtask, reader=reader, fold=fold)
-            ranked = read_fold(out, meta=fold_meta(candidates=group, folds=folds, fold=fold, config=config))
+            meta = fold_meta(candidates=group, folds=folds, fold=fold, config=config, extra=extra)
+            ranked = read_fold(out, meta=meta)
             if ranked is None:
                 raise ValueError(f"{out}: this fold has not been run yet")
             # ids come back from JSON: map them onto the candidates' own ids

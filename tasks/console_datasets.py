@@ -110,5 +110,6 @@ def _options(job, folder: Path) -> None:
         lm_top=int(values.get("lm_top", 10)),
         gate_min_rank=int(values.get("gate_min_rank", MIN_GOLD_RANK)),
         limit=None,
+        gate_lm2="gemma" if values.get("gate_second_lm", True) else "none",
     )
     job_progress(job_id=job.pk, stage="options", done=1, total=1, message="options written")

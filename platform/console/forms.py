@@ -94,6 +94,11 @@ class GenerationForm(forms.Form):
     gate = forms.BooleanField(
         required=False, initial=True, label="Adversarial gate (LM; drops questions it cannot gate)"
     )
+    gate_second_lm = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Gate against a second LM too (Gemma 3 270M, gate version 4; off: version 3)",
+    )
     lm_top = forms.IntegerField(initial=10, min_value=1, max_value=30, label="LM ranker's words in the pool")
     epochs = forms.IntegerField(
         required=False, min_value=1, max_value=50, label="Reader epochs (empty: reader default)"

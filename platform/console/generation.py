@@ -36,6 +36,7 @@ DEFAULT_SETTINGS = {
     "readers": "ga,att,att-gloss",
     "ranker": "both",  # as `datagen options`: the readers' pools joined by the LM ranker's words
     "gate": True,
+    "gate_second_lm": True,  # gate version 4: Gemma 3 270M beside the LM (`datagen options --gate-lm2 gemma`)
     "lm_top": 10,
     "epochs": None,
     "seed": 13,

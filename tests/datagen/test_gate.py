@@ -8,7 +8,7 @@ from datagen.gate import gate, rank_draw
 from datagen.inflection import ReuseCounter, agree, gold_tag, inflect_like, reuse_cap
 from datagen.nlp import load_nlp
 from datagen.options import Candidate, check_question
-from datagen.options_gate import build_gated_dataset, ordered_pool
+from datagen.options_gate import build_gated_dataset, cached_scorer, ordered_pool, second_items
 from lexicon.resources import wordnet as load_wordnet
 
 
@@ -136,6 +136,75 @@ def test_gate_version_3_never_leaves_the_gold_the_options_only_favourite():
     assert {p.why["gold_rank"] for p in kept} == {1}
 
 
+def _second(**changes):
+    """The second LM agreeing with the first (same scores), then ``changes`` as (article, options-only)."""
+    article, options_only = _scores()
+    on, off = dict(article), dict(options_only["lm"])
+    for word, (a, o) in changes.items():
+        on[word], off[word] = a, o
+    return {"article": on, "options_only": off}
+
+
+def test_gate_version_4_asks_the_same_of_a_second_lm():
+    pool = ["w1", "w2", "w3", "w4", "w5", "w6"]
+    article, options_only = _scores()
+    # a second LM that agrees with the first changes nothing but the recorded why
+    picks, reason = gate(gold="gold", pool=pool, article=article, options_only=options_only, second=_second())
+    assert reason == "gated"
+    assert [p.word for p in picks] == ["w3", "w1", "w5", "w2"]
+    assert picks[0].why["gaps"]["lm2"] == -0.5
+    assert picks[0].why["second_pmi_margin"] == 1.5
+    # w3 is above the gold for the first LM only: the second prefers the gold without the article, so
+    # the gold would be its favourite; no word is above for both, and the question is dropped
+    none, reason = gate(
+        gold="gold", pool=pool, article=article, options_only=options_only, second=_second(w3=(-1.0, -10.5))
+    )
+    assert (none, reason) == (None, "gate-gold-options-favourite")
+    # w1 stops being answerable for the second LM (its article moves it towards w1): not eligible
+    picks, _ = gate(
+        gold="gold", pool=pool, article=article, options_only=options_only, second=_second(w1=(2.0, -10.1))
+    )
+    assert "w1" not in [p.word for p in picks]
+    assert [p.word for p in picks] == ["w3", "w5", "w2", "w4"]
+    # words the second LM did not score are not eligible; a gold it did not score ends the question
+    unscored = _second()
+    for side in unscored.values():
+        side.pop("w5")
+    picks, _ = gate(gold="gold", pool=pool, article=article, options_only=options_only, second=unscored)
+    assert "w5" not in [p.word for p in picks]
+    no_gold = {k: {w: v for w, v in side.items() if w != "gold"} for k, side in _second().items()}
+    assert gate(gold="gold", pool=pool, article=article, options_only=options_only, second=no_gold) == (
+        None,
+        "gate-second-unscored",
+    )
+
+
+def test_second_items_short_list_the_first_lms_eligible_words_above_the_gold_first():
+    article, options_only = _scores()
+    item = {
+        "id": 7,
+        "article": "A.",
+        "question": "Q @placeholder.",
+        "answer": "gold",
+        "words": [],
+        "must": [],
+    }
+    first = {"id": 7, "article": article, "options_only": options_only["lm"]}
+    (found,) = second_items(items=[item], scores=[first], limit=3)
+    # eligible by the first LM's PMI margin: w1..w5 (not w6); w3 is above the gold, then by |gap|
+    assert found["words"] == ["gold", "w3", "w1", "w5"]
+    assert found["must"] == found["words"]
+    assert found["top"] == 0
+    assert found["open"] == 0
+    assert second_items(items=[item], scores=[], limit=3) == []  # no first-stage scores: nothing to score
+    scorer = cached_scorer([first], [{"id": 7, **_second()}])
+    candidate = Candidate(id=7, article="A.", question="Q @placeholder.", answer="gold")
+    on, _off, second = scorer(candidate, ["gold", "w1"])
+    assert on is article
+    assert second["options_only"]["w3"] == -9.5
+    assert cached_scorer([first])(candidate, ["gold"])[2] is None
+
+
 def test_rank_draw_from_a_lowest_rank():
     draws = Counter(rank_draw(seed=13, question_id=i, low=2) for i in range(4000))
     assert set(draws) == {2, 3, 4, 5}
@@ -166,7 +235,7 @@ def test_gated_build_inflects_caps_reuse_and_records_why(nlp, wordnet):
 
     def scorer(candidate, words):
         article = {w: (0.0 if w == candidate.answer else -1.0 - i) for i, w in enumerate(words)}
-        return article, {w: -float(len(w)) for w in words}
+        return article, {w: -float(len(w)) for w in words}, None
 
     built = build_gated_dataset(
         candidates=candidates, pools=pools, nlp=nlp, wordnet=wordnet, vectors=None, seed=1, scorer=scorer

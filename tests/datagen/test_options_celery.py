@@ -141,6 +141,7 @@ def test_no_worker_on_the_queue_ends_the_cli_after_the_timeout(candidates, tmp_p
 def test_the_gate_runs_over_celery_with_the_same_bytes_as_locally(worker, candidates, tiny_lm, tmp_path):
     """``--ranker lm --gate``: the gate's LM scoring goes to the worker by task name, in shards."""
     lm = ["--folds", "2", "--ranker", "lm", "--gate", "--lm-model", str(tiny_lm), "--lm-top", "30"]
+    lm += ["--gate-lm2", str(tiny_lm)]  # the second LM's scoring goes to the worker too (gate version 4)
     celery = _options(
         "--candidates", str(candidates), "--output", str(tmp_path / "celery" / "recam.jsonl"),
         "--work-dir", str(tmp_path / "celery-work"), *lm, "--backend", "celery", "--timeout", "300", env=worker,

@@ -28,6 +28,7 @@ def test_lm_ranker_path_writes_checked_questions_and_a_funnel(candidates, tiny_l
     output = tmp_path / "out.jsonl"
     args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(tmp_path / "work")]
     args += ["--folds", "2", "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30", gate]
+    args += ["--gate-lm2", str(tiny_lm)]  # gate version 4 with the same tiny LM as the second (fast)
     result = CliRunner().invoke(options, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads(output.with_name("out.report.json").read_text())
@@ -44,7 +45,9 @@ def test_lm_ranker_path_writes_checked_questions_and_a_funnel(candidates, tiny_l
         why = [json.loads(line) for line in output.with_suffix(".why.jsonl").read_text().splitlines()]
         assert len(why) == len(written)
         assert report["provenance"]["options"]["gate_min_rank"] == 2
-        assert report["provenance"]["options"]["gate_version"] == "gate-3"
+        assert report["provenance"]["options"]["gate_version"] == "gate-4"
+        assert report["provenance"]["options"]["gate_second_lm"] == str(tiny_lm.resolve())
+        assert list((tmp_path / "work").glob("gate-scores2-*.jsonl"))  # the second LM's cache
         for entry in why:
             assert len(entry["options"]) == 4
             for reason in entry["options"].values():
@@ -53,7 +56,31 @@ def test_lm_ranker_path_writes_checked_questions_and_a_funnel(candidates, tiny_l
                 assert reason["pmi_margin"] > 0  # the article moves the LM towards the gold
                 if reason["side"] == "below":  # ... so the article-aware LM prefers the gold
                     assert reason["article_margin"] > 0
+                assert reason["second_pmi_margin"] > 0  # and the second LM agrees (version 4)
+                if reason["side"] == "above":  # both LMs prefer it to the gold without the article
+                    assert reason["gaps"]["lm"] < 0
+                    assert reason["gaps"]["lm2"] < 0
     # resumable: the LM rankings are read back, the output is the same
     again = CliRunner().invoke(options, [*args[:3], str(tmp_path / "again.jsonl"), *args[4:]])
     assert again.exit_code == 0, again.output
     assert (tmp_path / "again.jsonl").read_text() == output.read_text()
+
+
+def test_gate_version_3_without_a_second_lm_and_a_missing_second_lm_is_a_usage_error(
+    candidates, tiny_lm, tmp_path
+):
+    output = tmp_path / "out.jsonl"
+    args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(tmp_path / "work")]
+    args += ["--folds", "2", "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30"]
+    missing = CliRunner().invoke(options, [*args, "--gate-lm2", str(tmp_path / "nothing.gguf")])
+    assert missing.exit_code == 2
+    assert "no model at" in missing.output
+    assert "--gate-lm2 none" in missing.output
+    assert not output.exists()
+    result = CliRunner().invoke(options, [*args, "--gate-lm2", "none"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(output.with_name("out.report.json").read_text())
+    assert report["provenance"]["options"]["gate_version"] == "gate-3"
+    assert not list((tmp_path / "work").glob("gate-scores2-*.jsonl"))
+    for line in output.with_suffix(".why.jsonl").read_text().splitlines():
+        assert all("second_pmi_margin" not in r for r in json.loads(line)["options"].values())

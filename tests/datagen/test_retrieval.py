@@ -152,3 +152,55 @@ def test_bad_candidates_are_reported_with_file_and_line(tmp_path):
     result = CliRunner().invoke(options, ["--candidates", str(path), "--output", str(tmp_path / "o.jsonl")])
     assert result.exit_code != 0
     assert "candidates.jsonl:1: the question must contain @placeholder" in result.output
+
+
+def test_extra_training_questions_join_every_fold_but_not_the_ranking(
+    two_fold_run, dev_candidates, recam_data_dir, tmp_path
+):
+    """``--extra-train``: labelled ReCAM questions train every fold; a question on a candidate's article
+    is left out; the held-out questions are still ranked over the candidate set alone."""
+    from datagen.retrieval import candidate_set, extra_training, read_plan
+
+    dev = read_questions(recam_data_dir / "training_data" / "Task_1_dev.jsonl")
+    candidates = read_candidates(dev_candidates)
+    extra_path = tmp_path / "extra.jsonl"
+    # 30 other dev questions, and the first candidate's own record (its article: must be left out)
+    with extra_path.open("w") as handle:
+        for q in [*dev[24:54], dev[0]]:
+            handle.write(json.dumps(q.to_json()) + "\n")
+    out, args = two_fold_run
+    args = [*args, "--extra-train", str(extra_path)]
+    args[args.index(str(out / "work"))] = str(tmp_path / "work")
+    args[args.index(str(out / "recam.jsonl"))] = str(tmp_path / "x.jsonl")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        result = CliRunner().invoke(options, args, catch_exceptions=False)
+    finally:
+        torch.set_num_threads(before)
+    assert result.exit_code == 0, result.output
+    plan = read_plan(work_dir=tmp_path / "work")
+    assert plan.extra_train == (str(extra_path.resolve()),)
+    extra = extra_training(plan=plan, group=candidates)
+    assert len(extra) == 30  # dev[0] shares its article with the first candidate
+    assert all(c.article != candidates[0].article for c in extra)
+    words = set(candidate_set(candidates))
+    assert {c.answer for c in extra} - words  # the extra answers are new words to the readers ...
+    meta = json.loads((tmp_path / "work" / "subtask1" / "ga-fold0" / "model" / "DONE").read_text())
+    assert "extra_sha256" in meta
+    for line in (tmp_path / "work" / "subtask1" / "ga-fold0" / "rankings.jsonl").read_text().splitlines():
+        ranked = json.loads(line)
+        assert set(ranked["top"]) <= words  # ... but the held-out questions are ranked over the candidates
+    report = json.loads((tmp_path / "x.report.json").read_text())
+    assert report["provenance"]["plan"]["extra_train"] == [str(extra_path.resolve())]
+
+
+def test_extra_training_data_must_be_labelled(dev_candidates, recam_data_dir, tmp_path):
+    test_file = tmp_path / "Task_1_test.jsonl"
+    lines = (recam_data_dir / "test_data" / "Task_1_test.jsonl").read_text().splitlines()[:3]
+    test_file.write_text("\n".join(lines) + "\n")
+    args = ["--candidates", str(dev_candidates), "--output", str(tmp_path / "o.jsonl"), *TINY]
+    result = CliRunner().invoke(options, [*args, "--extra-train", str(test_file)])
+    assert result.exit_code != 0
+    assert f"{test_file}, line 1: no label" in result.output
+    assert not (tmp_path / "o.jsonl").exists()

@@ -67,6 +67,7 @@ def test_start_enqueues_by_name_on_commit_then_cancel_and_resume(
     assert job.task_id == "task-1"
     assert job.settings["folds"] == 2
     assert job.settings["readers"] == "ga,att,att-gloss"
+    assert job.settings["gate_second_lm"] is True  # gate version 4 by default, as `datagen options`
     with pytest.raises(ApplicationError, match="only a cancelled or failed job resumes"):
         generation.job_resume(job=job)
     generation.job_cancel(job=job)
