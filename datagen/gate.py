@@ -43,7 +43,8 @@ against an ensemble, version 4 asks the same of a second LM, scored on a short l
 holds under the second LM (its own PMI margin > ``ANSWER_MARGIN``), a word is on the "above" side only
 if *both* LMs score it above the gold without the article (so the gold is the options-only favourite
 of neither), and the second LM's options-only gap joins the closeness of rule 3. Words the second LM
-did not score are not eligible.
+did not score are not eligible. The recorded ``gold_rank`` then counts the words above the gold for
+both LMs: either LM alone may rank the gold lower still (a "below" word may be above it for one LM).
 
 No scorer here is fitted on the questions it judges (the LM and the prior are used as shipped; the
 readers that fill the pool are k-fold): the issue's "k-fold so no model judges questions it was
