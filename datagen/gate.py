@@ -43,7 +43,9 @@ against an ensemble, version 4 asks the same of a second LM, scored on a short l
 holds under the second LM (its own PMI margin > ``ANSWER_MARGIN``), a word is on the "above" side only
 if *both* LMs score it above the gold without the article (so the gold is the options-only favourite
 of neither), and the second LM's options-only gap joins the closeness of rule 3. Words the second LM
-did not score are not eligible. The recorded ``gold_rank`` then counts the words above the gold for
+did not score are not eligible. A question version 3 already drops keeps version 3's reason in the
+funnel, and the second LM need not score it (:func:`datagen.options_gate.second_items` leaves it out:
+eligible and "above" words only shrink under the second LM, so its scores cannot save it). The recorded ``gold_rank`` then counts the words above the gold for
 both LMs: either LM alone may rank the gold lower still (a "below" word may be above it for one LM).
 
 No scorer here is fitted on the questions it judges (the LM and the prior are used as shipped; the
@@ -104,6 +106,14 @@ def gate(
     eligible = [w for w in words if pmi_margin[w] > ANSWER_MARGIN]
     second_margin: dict[str, float] = {}
     if second is not None:
+        # every way version 4 can fail, version 3 fails first on a superset of its words (eligible and
+        # "above" only shrink with the second LM): its verdict and reason stand, whatever the second LM
+        alone = gate(
+            gold=gold, pool=pool, article=article, options_only=options_only, target_rank=target_rank,
+            count=count, min_rank=min_rank,
+        )  # fmt: skip
+        if alone[0] is None:
+            return alone
         on, off = second["article"], second["options_only"]
         if gold not in on or gold not in off:
             return None, "gate-second-unscored"

@@ -162,7 +162,7 @@ def _lm_path(
             pools.setdefault(qid, []).append(found["proposed"])
     second = None
     if gated and second_lm:
-        found2 = second_items(items=items, scores=scores)
+        found2 = second_items(items=items, scores=scores, min_rank=min_rank)
         chunk2 = None if second_many else GATE_CHUNK
         second_many = second_many or (
             lambda batch: gate_scores(items=batch, lm_model=second_lm, progress=True)

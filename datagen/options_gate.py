@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from datagen.gate import ANSWER_MARGIN, MIN_GOLD_RANK, gate, rank_draw
+from datagen.gate import ANSWER_MARGIN, LEAD, MIN_GOLD_RANK, gate, rank_draw
 from datagen.inflection import ReuseCounter, agree, gold_tag, reuse_cap
 from datagen.options import (
     NUM_DISTRACTORS,
@@ -191,13 +191,21 @@ def gate_items(
 
 
 def second_items(
-    *, items: Sequence[Mapping], scores: Sequence[Mapping], limit: int = SECOND_WORDS
+    *,
+    items: Sequence[Mapping],
+    scores: Sequence[Mapping],
+    limit: int = SECOND_WORDS,
+    min_rank: int = MIN_GOLD_RANK,
 ) -> list[dict]:
     """What the second LM scores (gate version 4): per question the gold and at most ``limit`` words
     the first LM finds eligible (rule 1 of :mod:`datagen.gate`), every word the first LM scores above
     the gold without the article first (the words that can make the gold lose its lead), then the
     closest below it, each side by the first LM's options-only gap to the gold. Exact scores only
-    (``top`` 0, no open words). Cost: at most ``limit + 1`` continuations per context and question."""
+    (``top`` 0, no open words). Cost: at most ``limit + 1`` continuations per context and question.
+
+    Questions the first LM alone cannot gate (version 3 with ``min_rank``, on every word it scored
+    exactly: a superset of any pool the gate will see) are left out: version 4 drops them whatever the
+    second LM says, so leaving them out changes no question and only saves the second LM's time."""
     by_id = {str(s["id"]): s for s in scores}
     found = []
     for item in items:
@@ -207,6 +215,9 @@ def second_items(
             continue
         on, off = first["article"], first["options_only"]
         words = [w for w in on if w != gold and w in off]
+        alone, _ = gate(gold=gold, pool=words, article=on, options_only={LEAD: off}, min_rank=min_rank)
+        if alone is None:
+            continue
         eligible = [w for w in words if (on[gold] - on[w]) - (off[gold] - off[w]) > ANSWER_MARGIN]
         eligible.sort(key=lambda w: (off[w] <= off[gold], abs(off[gold] - off[w]), w))
         chosen = [gold, *eligible[:limit]]

@@ -179,6 +179,68 @@ def test_gate_version_4_asks_the_same_of_a_second_lm():
     )
 
 
+def test_gate_version_4_keeps_version_3s_verdict_when_the_first_lm_alone_drops():
+    pool = ["w1", "w2", "w4", "w5", "w6"]  # without w3 no eligible word beats the gold without the article
+    article, options_only = _scores()
+    version_3 = gate(gold="gold", pool=pool, article=article, options_only=options_only)
+    assert version_3 == (None, "gate-gold-options-favourite")
+    # a second LM cannot save it (eligible and "above" only shrink), whatever it scores, even nothing
+    lifted = _second(w1=(-1.0, -5.0), w2=(-1.0, -5.0))  # the second LM would put w1, w2 above the gold
+    assert (
+        gate(gold="gold", pool=pool, article=article, options_only=options_only, second=lifted) == version_3
+    )
+    empty = {"article": {}, "options_only": {}}
+    assert gate(gold="gold", pool=pool, article=article, options_only=options_only, second=empty) == version_3
+    few = ["w1", "w2", "w3"]
+    assert gate(gold="gold", pool=few, article=article, options_only=options_only, second=empty) == (
+        None,
+        "gate-too-few-answerable",
+    )
+
+
+def test_second_items_leave_out_only_questions_the_second_lm_cannot_change(nlp, wordnet):
+    """The second LM's short list skips questions version 3 drops; the written questions are the same as
+    with every question scored by the second LM (random scores over many questions)."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    ranking = ["approve", "reject", "delay", "unveil", "scrap", "publish", "debate", "launch", "sign"]
+    forms = ["approved", "rejected", "delayed", "unveiled", "scrapped", "published", "debated", "launched"]
+    candidates = [
+        _candidate(i, f"The council @placeholder plans number {i}.", "announced") for i in range(60)
+    ]
+    pools = {c.id: [ranking] for c in candidates}
+    items, first, second = [], [], []
+    for c in candidates:
+        words = ["announced", *forms]
+        items.append({"id": c.id, "article": c.article, "question": c.question, "answer": "announced"})
+        off = {w: float(v) for w, v in zip(words, rng.normal(-10, 1, len(words)), strict=True)}
+        on = {w: off[w] + float(v) for w, v in zip(words, rng.normal(0, 1, len(words)), strict=True)}
+        first.append({"id": c.id, "article": on, "options_only": off})
+        off2 = {w: float(v) for w, v in zip(words, rng.normal(-10, 1, len(words)), strict=True)}
+        on2 = {w: off2[w] + float(v) for w, v in zip(words, rng.normal(0, 1, len(words)), strict=True)}
+        second.append({"id": c.id, "article": on2, "options_only": off2})
+    listed = {found["id"] for found in second_items(items=items, scores=first, limit=len(forms))}
+    assert 0 < len(listed) < len(candidates)  # some questions are left out, some are not
+    shared = {
+        "candidates": candidates,
+        "pools": pools,
+        "nlp": nlp,
+        "wordnet": wordnet,
+        "vectors": None,
+        "seed": 3,
+    }
+    every = build_gated_dataset(scorer=cached_scorer(first, second), **shared)
+    short = build_gated_dataset(
+        scorer=cached_scorer(first, [s for s in second if s["id"] in listed]), **shared
+    )
+    assert every.questions  # the comparison is not between two empty files
+    assert short.questions == every.questions
+    assert short.why == every.why
+    assert short.drops == every.drops
+    assert {w["source_id"] for w in every.why} <= listed
+
+
 def test_second_items_short_list_the_first_lms_eligible_words_above_the_gold_first():
     article, options_only = _scores()
     item = {
