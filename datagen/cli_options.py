@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -232,12 +233,17 @@ def _second_lm(value: str) -> str | None:
 
 
 def _celery_scorer(*, lm_model: str | None, timeout: float | None):
-    """Send the gate's LM scoring in shards by task name (``datagen.options_gate_scores``); wait for all."""
+    """Send the gate's LM scoring in shards by task name (``datagen.options_gate_scores``).
+
+    The results come back shard by shard, in item order, as a generator: the caller appends each to
+    the work dir's cache as it arrives, so a run stopped (or a shard failed) after hours keeps every
+    shard already scored and a rerun sends only the rest. On a failure the shards not yet collected
+    are revoked, so the workers do not go on with a run that has ended."""
     from datagen.celery_client import client_app, options_queue, settings
 
     current_app = client_app()
 
-    def score_many(items: list[dict]) -> list[dict]:
+    def score_many(items: list[dict]) -> Iterator[dict]:
         queue = options_queue()
         shards = [items[i : i + GATE_SHARD] for i in range(0, len(items), GATE_SHARD)]
         sent = [
@@ -247,15 +253,19 @@ def _celery_scorer(*, lm_model: str | None, timeout: float | None):
             for shard in shards
         ]
         click.echo(f"sent {len(sent)} gate shard(s) to the Celery queue {queue!r}")
-        found: list[dict] = []
-        for result in tqdm(sent, desc="gate shards", unit="shard"):
+        for done, result in enumerate(tqdm(sent, desc="gate shards", unit="shard")):
             try:
-                found.extend(result.get(timeout=timeout or settings.CELERY_LONG_TASK_TIME_LIMIT))
+                found = result.get(timeout=timeout or settings.CELERY_LONG_TASK_TIME_LIMIT)
             except Exception as exc:  # a timeout or the worker's exception: end the run with its name
-                raise click.ClickException(f"gate shard failed: {type(exc).__name__}: {exc}") from None
+                for rest in sent[done:]:
+                    rest.revoke()
+                raise click.ClickException(
+                    f"gate shard {done + 1} of {len(sent)} failed: {type(exc).__name__}: {exc} "
+                    f"(the {done} shard(s) before it are cached in the work dir; rerun to resume)"
+                ) from None
             finally:
                 result.forget()
-        return found
+            yield from found
 
     return score_many
 

@@ -11,7 +11,7 @@ paper's path (:func:`datagen.options.build_dataset`) unchanged; otherwise
 
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from datagen.gate import GATE_VERSION, GATE_VERSION_SECOND, MIN_GOLD_RANK
@@ -49,11 +49,11 @@ def finish(
     gated: bool = False,
     lm_model: str | None = None,
     lm_top: int = 10,
-    score_many: Callable[[list[dict]], list[dict]] | None = None,
+    score_many: Callable[[list[dict]], Iterable[dict]] | None = None,
     limit: int | None = None,
     gate_min_rank: int = MIN_GOLD_RANK,
     second_lm: str | None = None,
-    second_many: Callable[[list[dict]], list[dict]] | None = None,
+    second_many: Callable[[list[dict]], Iterable[dict]] | None = None,
 ) -> tuple[int, int, Path]:
     """Write the questions and the report; return (written, dropped, report path).
 
@@ -188,7 +188,9 @@ def _cached_gate_scores(
     """Gate scores from ``work/gate-scores.jsonl``, computing and appending the missing ones (resume).
 
     ``chunk`` questions are scored and appended at a time (None: all at once, as the Celery backend
-    sends every shard before waiting)."""
+    sends every shard before waiting). ``score_many`` returns its results in item order, as a list or
+    as they come (the Celery backend yields shard by shard): each is appended and flushed as it
+    arrives, so a run that stops half-way keeps every result it received."""
 
     path = work / name
     cached: dict[str, dict] = {}
@@ -207,7 +209,7 @@ def _cached_gate_scores(
             for item, found in zip(part, score_many(part), strict=True):
                 cached[key(item)] = {**found, "key": key(item)}
                 handle.write(json.dumps(cached[key(item)]) + "\n")
-            handle.flush()
+                handle.flush()
     return [cached[key(item)] for item in items]
 
 

@@ -159,3 +159,40 @@ def test_the_gate_runs_over_celery_with_the_same_bytes_as_locally(worker, candid
     assert (tmp_path / "celery" / "recam.jsonl").read_bytes() == (
         tmp_path / "local" / "recam.jsonl"
     ).read_bytes()
+
+
+def test_gate_shards_scored_before_a_failed_shard_stay_in_the_cache(worker, tiny_lm, tmp_path, monkeypatch):
+    """A shard that fails on the worker ends the run, but every shard before it is already in the work
+    dir's cache (the results stream in shard by shard), so a rerun resumes instead of starting over."""
+    import click
+
+    from datagen import celery_client
+    from datagen.cli_options import _celery_scorer
+    from datagen.options_finish import _cached_gate_scores
+
+    monkeypatch.setattr(
+        celery_client, "settings",
+        celery_client.ClientSettings(
+            CELERY_BROKER_URL=BROKER_URL, CELERY_RESULT_BACKEND=BROKER_URL, CELERY_CPU_QUEUE="cpu",
+            CELERY_GPU_QUEUE=worker["CELERY_GPU_QUEUE"], CELERY_LONG_TASK_TIME_LIMIT=300,
+        ),
+    )  # fmt: skip
+    celery_client.client_app.cache_clear()
+    good = [
+        {"id": i, "article": f"The council met on day {i}.", "question": "The council @placeholder plans.",
+         "answer": "announced", "words": ["announced", "rejected"], "must": ["announced", "rejected"], "top": 0}
+        for i in range(8)
+    ]  # fmt: skip
+    bad = [{**good[0], "id": "bad", "question": "No blank in this summary."}]  # the worker raises on it
+    try:
+        with pytest.raises(click.ClickException, match=r"gate shard 2 of 2 failed: ValueError") as failed:
+            _cached_gate_scores(
+                work=tmp_path, items=good + bad, score_many=_celery_scorer(lm_model=str(tiny_lm), timeout=300),
+                chunk=None,
+            )  # fmt: skip
+        assert "rerun to resume" in failed.value.message
+        cached = [json.loads(line) for line in (tmp_path / "gate-scores.jsonl").read_text().splitlines()]
+        assert [c["id"] for c in cached] == list(range(8))  # the whole first shard was kept
+        assert all(set(c["article"]) == {"announced", "rejected"} for c in cached)
+    finally:
+        celery_client.client_app.cache_clear()
