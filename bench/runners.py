@@ -50,6 +50,12 @@ def bench_g(options: dict) -> dict:
     return run_gate_words(data_dir=options["data_dir"], questions=options.get("gate_questions", 6))
 
 
+def bench_h(options: dict) -> dict:
+    from bench.lm_window import run_lm_window
+
+    return run_lm_window(data_dir=options["data_dir"], questions=options.get("window_questions", 8))
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
@@ -61,6 +67,11 @@ BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
         "g_gate_words",
         "(g) Gate word scores: one row per word vs packed rows, CPU-s per question",
         bench_g,
+    ),
+    "h": (
+        "h_lm_window",
+        "(h) The gate's scoring window: CPU-s per question with exact scores cut after K words",
+        bench_h,
     ),
 }
 

@@ -9,6 +9,7 @@ import click
 from tqdm import tqdm
 
 from datagen.gate import MIN_GOLD_RANK
+from datagen.lm_words import WINDOW
 from datagen.options import read_candidates
 from datagen.options_finish import RANKERS, finish
 from datagen.retrieval import (
@@ -20,6 +21,19 @@ from datagen.retrieval import (
 )
 from lexicon import resources
 from lexicon.files import file_sha256
+
+
+def _window(value: str | int | None) -> int | None:
+    """``--lm-window``: a count of words (0 or more), or "all" (None)."""
+    if value is None or str(value).strip().lower() == "all":
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        raise click.BadParameter(f'{value!r} is neither a count of words nor "all"') from None
+    if count < 0:
+        raise click.BadParameter(f"{count} words: the window must be 0 or more")
+    return count
 
 
 @click.command("options")
@@ -79,6 +93,14 @@ from lexicon.files import file_sha256
     help="LM ranker's words in the pool.",
 )
 @click.option(
+    "--lm-window",
+    default=str(WINDOW),
+    show_default=True,
+    callback=lambda ctx, param, value: _window(value),
+    help='Words of the summary after the blank that the LMs\' exact scores read (0: the word alone), or "all" '
+    "for the whole rest of the summary (the scoring rule before session 11).",
+)
+@click.option(
     "--gate-min-rank",
     default=MIN_GOLD_RANK,
     show_default=True,
@@ -129,6 +151,7 @@ def options(
     limit=None,  # may leave these out
     gate_lm2="gemma",
     extra_train=(),
+    lm_window=WINDOW,
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
     reader_names = tuple(r.strip() for r in readers.split(",") if r.strip())
@@ -192,6 +215,7 @@ def options(
             second_many=_celery_scorer(lm_model=second_lm, timeout=timeout)
             if backend == "celery" and second_lm
             else None,
+            lm_window=lm_window,
         )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None

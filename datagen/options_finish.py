@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from datagen.gate import GATE_VERSION, GATE_VERSION_SECOND, MIN_GOLD_RANK
+from datagen.lm_words import VERSION as LM_SCORING
+from datagen.lm_words import WINDOW
 from datagen.lm_words import item_key as key
 from datagen.options import Candidate, build_dataset, write_recam
 from datagen.options_gate import (
@@ -54,6 +56,7 @@ def finish(
     gate_min_rank: int = MIN_GOLD_RANK,
     second_lm: str | None = None,
     second_many: Callable[[list[dict]], Iterable[dict]] | None = None,
+    lm_window: int | None = WINDOW,
 ) -> tuple[int, int, Path]:
     """Write the questions and the report; return (written, dropped, report path).
 
@@ -68,6 +71,9 @@ def finish(
     ``second_lm``: the gate's second LM (version 4, :mod:`datagen.gate`; None: version 3), its scores
     computed by ``second_many`` (default: :func:`~datagen.lm_words.gate_scores` here) and cached in
     ``gate-scores2-<model key>.jsonl``.
+
+    ``lm_window``: the words after the blank both LMs' exact scores read (:data:`datagen.lm_words.WINDOW`;
+    None: to the end of the summary, the scoring rule of gate versions 3-4 before session 11).
     """
     from lexicon.resources import wordnet
     from lexicon.vectors import load_vectors
@@ -100,12 +106,13 @@ def finish(
             work=work, groups=groups, candidates=candidates, pools=pools, rankings=rankings, ranker=ranker,
             gated=gated, lm_model=lm_model, lm_top=lm_top, vectors=vectors, seed=plan.seed, score_many=score_many,
             vocabulary_groups=vocabulary_groups, min_rank=gate_min_rank,
-            second_lm=second_lm if gated else None, second_many=second_many,
+            second_lm=second_lm if gated else None, second_many=second_many, window=lm_window,
         )  # fmt: skip
         why = built.why
     return _write(
         output=output, built=built, groups=groups, rankings=rankings, plan=plan, work=work,
         readers=readers, vectors=vectors, why=why, settings={"ranker": ranker, "gate": gated, "lm_top": lm_top,
+        "lm_window": lm_window, "lm_scoring": LM_SCORING,
         "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)", "limit": limit,
         **({"gate_version": GATE_VERSION_SECOND if second_lm else GATE_VERSION, "gate_min_rank": gate_min_rank,
             "gate_second_lm": second_lm, "gate_second_lm_key": second_key(second_lm) if second_lm else None}
@@ -131,6 +138,7 @@ def _lm_path(
     min_rank=MIN_GOLD_RANK,
     second_lm=None,
     second_many=None,
+    window=WINDOW,
 ):
     """Score the pools (and, with the LM ranker, the subtask's vocabulary) with the LM, then build."""
     from datagen.lm_words import gate_scores, ranked_from_scores
@@ -146,7 +154,7 @@ def _lm_path(
         }
     items = gate_items(
         candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors,
-        vocabulary=vocabulary, top=lm_top,
+        vocabulary=vocabulary, top=lm_top, window=window,
     )  # fmt: skip
     chunk = None if score_many else GATE_CHUNK
     score_many = score_many or (lambda batch: gate_scores(items=batch, lm_model=lm_model, progress=True))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from datagen.gate import ANSWER_MARGIN, LEAD, MIN_GOLD_RANK, gate, rank_draw
 from datagen.inflection import ReuseCounter, agree, gold_tag, reuse_cap
+from datagen.lm_words import WINDOW
 from datagen.options import (
     NUM_DISTRACTORS,
     Candidate,
@@ -166,11 +167,13 @@ def gate_items(
     vectors: Similarity | None,
     vocabulary: Mapping[str, Sequence[str]] | None = None,
     top: int = 10,
+    window: int | None = WINDOW,
 ) -> list[dict]:
     """What the LM must score, for every candidate (before the reuse cap, which depends on the order of
     questions, so the scoring can run in parallel shards): ``words`` the gold and every admissible form
     of the readers' pool and of the subtask's ``vocabulary`` (None: no LM ranker), ``must`` the gold and
-    the readers' forms (always scored exactly), ``top`` the LM's short list per context."""
+    the readers' forms (always scored exactly), ``top`` the LM's short list per context, ``window`` the
+    words after the blank the exact scores read (:func:`datagen.lm_words.split_at_blank`; None: all)."""
     items = []
     for candidate in candidates:
         rankings = pools.get(candidate.id) or []
@@ -186,6 +189,7 @@ def gate_items(
             "id": candidate.id, "article": candidate.article, "question": candidate.question, "answer": gold,
             "words": [gold, *forms], "must": [gold, *readers], "top": top if lm_ranks else 0,
             "tag": gold_tag(nlp=nlp, question=candidate.question, answer=gold), "open": top if lm_ranks else 0,
+            **({"window": window} if window is not None else {}),
         })  # fmt: skip
     return items
 
@@ -201,7 +205,7 @@ def second_items(
     the first LM finds eligible (rule 1 of :mod:`datagen.gate`), every word the first LM scores above
     the gold without the article first (the words that can make the gold lose its lead), then the
     closest below it, each side by the first LM's options-only gap to the gold. Exact scores only
-    (``top`` 0, no open words). Cost: at most ``limit + 1`` continuations per context and question.
+    (``top`` 0, no open words), on the first LM's window. Cost: at most ``limit + 1`` continuations per context and question.
 
     Questions the first LM alone cannot gate (version 3 with ``min_rank``, on every word it scored
     exactly: a superset of any pool the gate will see) are left out: version 4 drops them whatever the
@@ -224,6 +228,7 @@ def second_items(
         found.append({
             "id": item["id"], "article": item["article"], "question": item["question"], "answer": gold,
             "words": chosen, "must": chosen, "top": 0, "open": 0,
+            **({"window": item["window"]} if item.get("window") is not None else {}),
         })  # fmt: skip
     return found
 

@@ -18,6 +18,20 @@ def test_split_keeps_the_tokens_of_the_filled_question():
         split_at_blank("no blank here")
 
 
+def test_window_keeps_the_word_and_the_next_k_words_and_what_is_glued_to_the_blank():
+    question = "Let me @placeholder you of the carnage, he said {x}."
+    assert split_at_blank(question, window=None) == split_at_blank(question)
+    assert split_at_blank(question, window=0) == (" Let me", " {}")
+    assert split_at_blank(question, window=2) == (" Let me", " {} you of")
+    assert split_at_blank(question, window=4) == (" Let me", " {} you of the carnage,")
+    assert split_at_blank(question, window=7) == split_at_blank(question)  # 7 words after the blank
+    assert split_at_blank(question, window=50) == split_at_blank(question)
+    assert split_at_blank("The @placeholder's plan to go", window=0) == (" The", " {}'s")
+    assert split_at_blank('He said "@placeholder" rose now', window=1) == (' He said "', '{}" rose')
+    with pytest.raises(ValueError, match="0 or more"):
+        split_at_blank(question, window=-1)
+
+
 @pytest.fixture(scope="module")
 def dev2(recam_data_dir):
     return read_questions(recam_data_dir / "training_data" / "Task_2_dev.jsonl")
@@ -63,6 +77,26 @@ def test_gate_scores_return_ranks_and_pools(tiny_lm, dev2):
         assert item["answer"] not in result["top"]
         assert set(result["article"]) == set(result["options_only"])
     assert item_key(items[0]) != item_key({**items[0], "top": 3})
+    assert item_key(items[0]) != item_key({**items[0], "window": 4})
+
+
+def test_a_window_scores_the_question_cut_after_k_words(tiny_lm, dev2):
+    lm = load_causal_lm(model_path=str(tiny_lm), device="cpu")
+    for q in dev2[:3]:
+        head, tail = q.question.split("@placeholder", 1)
+        cut = head + "@placeholder" + " ".join(tail.split(" ")[:3])  # the blank, then 2 words
+        assert len(tail.split()) > 2, q.question
+        windowed = score_blank(lm, article=q.article, question=q.question, words=q.options, must=q.options,
+                               top=1, window=2)  # fmt: skip
+        shorter = score_blank(lm, article=q.article, question=cut, words=q.options, must=q.options, top=1)
+        whole = score_blank(
+            lm, article=q.article, question=q.question, words=q.options, must=q.options, top=1
+        )
+        for name in ("article", "options_only"):
+            for o in q.options:
+                assert getattr(windowed, name)[o] == pytest.approx(getattr(shorter, name)[o], abs=1e-4)
+        # the rest of the summary adds log-likelihood: the whole scores are lower
+        assert all(whole.article[o] < windowed.article[o] for o in q.options)
 
 
 @pytest.mark.slow

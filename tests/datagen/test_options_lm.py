@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from datagen.cli_options import options
+from datagen.lm_words import VERSION, WINDOW
 from datagen.options import check_question
 from lexicon.resources import wordnet as load_wordnet
 from recam.records import read_questions
@@ -41,6 +42,11 @@ def test_lm_ranker_path_writes_checked_questions_and_a_funnel(candidates, tiny_l
         assert sources[question.id]["source_id"] is not None
     assert "lm" in report["retrieval"]["2"]
     assert report["provenance"]["options"]["gate"] is (gate == "--gate")
+    assert report["provenance"]["options"]["lm_window"] == WINDOW  # the default scoring window
+    assert report["provenance"]["options"]["lm_scoring"] == VERSION
+    cached = [json.loads(line) for line in (tmp_path / "work" / "gate-scores.jsonl").read_text().splitlines()]
+    assert cached
+    assert all(record["key"] for record in cached)
     if gate == "--gate":
         why = [json.loads(line) for line in output.with_suffix(".why.jsonl").read_text().splitlines()]
         assert len(why) == len(written)
@@ -64,6 +70,28 @@ def test_lm_ranker_path_writes_checked_questions_and_a_funnel(candidates, tiny_l
     again = CliRunner().invoke(options, [*args[:3], str(tmp_path / "again.jsonl"), *args[4:]])
     assert again.exit_code == 0, again.output
     assert (tmp_path / "again.jsonl").read_text() == output.read_text()
+
+
+@pytest.mark.parametrize(("value", "message"), [("-1", "0 or more"), ("four", "neither a count")])
+def test_a_bad_window_is_a_usage_error_naming_the_value(candidates, tmp_path, value, message):
+    output = tmp_path / "out.jsonl"
+    args = ["--candidates", str(candidates), "--output", str(output), "--lm-window", value]
+    result = CliRunner().invoke(options, args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "--lm-window" in result.output
+    assert not output.exists()
+
+
+def test_window_all_scores_to_the_end_of_the_summary_and_is_recorded(candidates, tiny_lm, tmp_path):
+    output = tmp_path / "out.jsonl"
+    args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(tmp_path / "work")]
+    args += ["--folds", "2", "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30"]
+    args += ["--gate-lm2", "none", "--lm-window", "all", "--limit", "4"]
+    result = CliRunner().invoke(options, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(output.with_name("out.report.json").read_text())
+    assert report["provenance"]["options"]["lm_window"] is None
 
 
 def test_gate_version_3_without_a_second_lm_and_a_missing_second_lm_is_a_usage_error(
