@@ -50,7 +50,10 @@ PACK = 24  # continuations side by side in one row on the shared context (packed
 TOP = 10  # short-listed words per context: the paper's "top-10 words predicted by each model"
 OPEN_SCAN = 400  # next-token candidates read for open-vocabulary words (the options-only LM's best)
 VERSION = "blank-window-3"  # part of every cache key: a new scoring rule never reads old scores
-WINDOW = 4  # words of the summary after the blank that the gate's exact scores read (None: to its end)
+WINDOW = (
+    6  # words after the blank the gate's exact scores read (None: to its end); chosen by the cost rule of
+)
+# docs/quality.md ("The scoring window") from benchmark (h), bench/results/h_lm_window.json
 
 
 @dataclass(frozen=True)

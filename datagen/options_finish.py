@@ -112,7 +112,7 @@ def finish(
     return _write(
         output=output, built=built, groups=groups, rankings=rankings, plan=plan, work=work,
         readers=readers, vectors=vectors, why=why, settings={"ranker": ranker, "gate": gated, "lm_top": lm_top,
-        "lm_window": lm_window, "lm_scoring": LM_SCORING,
+        **({"lm_window": lm_window, "lm_scoring": LM_SCORING} if ranker != "readers" or gated else {}),
         "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)", "limit": limit,
         **({"gate_version": GATE_VERSION_SECOND if second_lm else GATE_VERSION, "gate_min_rank": gate_min_rank,
             "gate_second_lm": second_lm, "gate_second_lm_key": second_key(second_lm) if second_lm else None}
