@@ -67,6 +67,12 @@ LEAD = "lm"  # the options-only scorer whose rank of the gold is drawn
 SECOND = "lm2"  # the second LM's options-only scores, beside ``LEAD`` in the closeness and the why
 
 
+def _recorded(value: float) -> float:
+    """A margin as the why-record keeps it: 6 significant digits, so a small margin keeps its sign
+    (rounding to a fixed number of decimals wrote 0.0 for margins the gate had found positive)."""
+    return float(f"{value:.6g}")
+
+
 @dataclass(frozen=True)
 class Pick:
     word: str
@@ -133,10 +139,10 @@ def gate(
         above = lead[word] > lead[gold] and (SECOND not in options_only or gaps[SECOND] < 0)
         side = "above" if above else "below"
         why = {
-            "article_margin": round(article[gold] - article[word], 4),
-            "pmi_margin": round(pmi_margin[word], 4),
-            **({"second_pmi_margin": round(second_margin[word], 4)} if second_margin else {}),
-            "gaps": {name: round(gap, 4) for name, gap in gaps.items()},
+            "article_margin": _recorded(article[gold] - article[word]),
+            "pmi_margin": _recorded(pmi_margin[word]),
+            **({"second_pmi_margin": _recorded(second_margin[word])} if second_margin else {}),
+            "gaps": {name: _recorded(gap) for name, gap in gaps.items()},
             "closeness": round(max(abs(gap) / spreads[name] for name, gap in gaps.items()), 4),
             "side": side,
         }

@@ -317,3 +317,16 @@ def test_gated_build_inflects_caps_reuse_and_records_why(nlp, wordnet):
 
 def test_ordered_pool_counts_rankers_then_rank():
     assert ordered_pool([["a", "b", "c"], ["c", "d"]]) == ["c", "a", "b", "d"]
+
+
+def test_a_small_positive_margin_is_recorded_with_its_sign():
+    words = ["w1", "w2", "w3", "w4"]
+    article = {"gold": -1.0, **{w: -1.0 - 2e-6 * (i + 1) for i, w in enumerate(words)}}
+    lm = {"gold": -1.0, **{w: -1.0 - 1e-6 * (i + 1) for i, w in enumerate(words)}}
+    picks, reason = gate(
+        gold="gold", pool=words, article=article, options_only={"lm": lm}, target_rank=1, min_rank=1
+    )
+    assert reason == "gated"
+    margins = sorted(p.why["pmi_margin"] for p in picks)
+    assert margins == pytest.approx([1e-6, 2e-6, 3e-6, 4e-6], rel=1e-3)  # rounding to 4 places wrote 0.0
+    assert all(p.why["article_margin"] > 0 for p in picks)
