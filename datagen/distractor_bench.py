@@ -6,14 +6,30 @@ Chiang et al. 2022): P@1 (the first proposal is a real distractor), F1@3 (precis
 recall@3 = hits/4), MRR (1 / rank of the first real distractor; 0 when none is ranked) and NDCG@10
 (binary gains, ideal DCG from min(4, 10) hits). Means over questions, in percent.
 
-Rankers: ``wordfreq`` (the vocabulary by English word frequency, the question unseen), ``lm`` (the
-LM ranker, :func:`datagen.lm_words.question_ranker`: the vocabulary by the LM's two-stage score of each word
-filled into the question given the article)
-and ``both`` (reciprocal-rank fusion of the two, ``1/(60 + rank)`` summed, the usual constant).
+Rankers (the rows):
+
+* ``wordfreq``: the vocabulary by English word frequency, the question unseen;
+* ``ga``, ``att``, ``att-gloss``: the paper's three readers (§3.5), trained in candidate-set mode on
+  *other* labelled ReCAM questions (``--reader-train``, e.g. the subtask's trial set, overlap-filtered
+  against the benchmark's articles), ranking the vocabulary for each question (:func:`reader_ranker`);
+* ``readers``: the three readers' pool, ordered as ``datagen options --ranker readers`` orders it;
+* ``lm``: the LM ranker, :func:`datagen.lm_words.question_ranker`: the vocabulary by the LM's two-stage
+  score of each word filled into the question given the article;
+* ``both``: the readers' and the LM's pool, as ``datagen options --ranker both`` orders it.
+
+A pool (:func:`pooled`) is :func:`datagen.options_gate.ordered_pool` over each ranker's first ``POOL_TOP``
+words (the words option generation takes from each), then every other word by reciprocal-rank fusion
+(``1/(60 + rank)`` summed, the usual constant), so that MRR still sees a whole ranking.
+
+Rankings can be kept in a jsonl file (:func:`cached`), keyed by the ranker's identity and what it sees:
+the LM rows take seconds a question, and a stopped run resumes there.
 """
 
+import hashlib
+import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -22,6 +38,7 @@ from recam.records import Question
 
 K_NDCG = 10
 RRF_K = 60
+POOL_TOP = 10  # each ranker's words in the pool: the readers' top 10 (datagen.retrieval.TOP_K)
 Ranker = Callable[[Question, Sequence[str]], list[str]]
 
 
@@ -76,14 +93,65 @@ def remembered(ranker: Ranker) -> Ranker:
     return rank
 
 
+def _rrf(rankings: Sequence[Sequence[str]], vocab: Sequence[str]) -> list[str]:
+    score = dict.fromkeys(vocab, 0.0)
+    for ranking in rankings:
+        for position, word in enumerate(ranking, start=1):
+            if word in score:
+                score[word] += 1 / (RRF_K + position)
+    return sorted(vocab, key=lambda w: (-score[w], w))
+
+
 def fused(*rankers: Ranker) -> Ranker:
     """Reciprocal-rank fusion of several rankers."""
 
     def rank(question: Question, vocab: Sequence[str]) -> list[str]:
-        score = dict.fromkeys(vocab, 0.0)
-        for ranker in rankers:
-            for position, word in enumerate(ranker(question, vocab), start=1):
-                score[word] += 1 / (RRF_K + position)
-        return sorted(vocab, key=lambda w: (-score[w], w))
+        return _rrf([ranker(question, vocab) for ranker in rankers], vocab)
+
+    return rank
+
+
+def pooled(*rankers: Ranker, top: int = POOL_TOP) -> Ranker:
+    """The pool option generation builds from these rankers, then the rest by reciprocal-rank fusion."""
+    from datagen.options_gate import ordered_pool
+
+    def rank(question: Question, vocab: Sequence[str]) -> list[str]:
+        rankings = [ranker(question, vocab) for ranker in rankers]
+        pool = ordered_pool([ranking[:top] for ranking in rankings])
+        rest = set(pool)
+        return pool + [w for w in _rrf(rankings, vocab) if w not in rest]
+
+    return rank
+
+
+def cached(ranker: Ranker, *, path: str | Path, identity: Mapping) -> Ranker:
+    """``ranker`` whose rankings are appended to the jsonl file ``path`` as they are computed and read
+    back on a rerun. The key is the SHA-256 of ``identity`` (model, scoring rule, settings) and of what
+    the ranker sees (the question's id, article, text and the vocabulary), so another ranker or
+    another question never reads a stored ranking. A truncated last line (a stopped run) is ignored."""
+    path = Path(path)
+    stored: dict[str, list[str]] = {}
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        if text and not text.endswith("\n"):  # a stopped run's partial line: the next record starts afresh
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write("\n")
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            stored[record["key"]] = record["ranking"]
+    ident = json.dumps(dict(identity), sort_keys=True)
+
+    def rank(question: Question, vocab: Sequence[str]) -> list[str]:
+        seen = [ident, str(question.id), question.article, question.question, list(vocab)]
+        key = hashlib.sha256(json.dumps(seen).encode()).hexdigest()
+        if key not in stored:
+            stored[key] = list(ranker(question, vocab))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"key": key, "id": str(question.id), "ranking": stored[key]}) + "\n")
+        return stored[key]
 
     return rank
