@@ -41,6 +41,10 @@ ROWS = ("wordfreq", *READER_ROWS, "readers", "lm", "both")
     type=click.Path(exists=True, dir_okay=False),
     help="Labelled ReCAM file the readers train on (repeatable; never the input nor a test file).",
 )
+@click.option("--epochs", type=click.IntRange(min=1), help="Reader training epochs (default 8, the paper's).")
+@click.option("--hidden", type=click.IntRange(min=1), help="Reader Bi-GRU hidden size (default 150).")
+@click.option("--hops", type=click.IntRange(min=1), help="GA Reader hops (default 3).")
+@click.option("--batch-size", type=click.IntRange(min=1), help="Reader batch size (default 32).")
 @click.option("--lm-model", help="Causal LM for the LM ranker (default LM_MODEL or SmolLM2-135M).")
 @click.option("--threads", type=click.IntRange(min=1), help="Torch CPU threads (default: the machine's).")
 @click.option("--device", help="Torch device (default: CUDA when present, else cpu).")
@@ -50,7 +54,10 @@ ROWS = ("wordfreq", *READER_ROWS, "readers", "lm", "both")
     help="Trained readers and the LM's rankings, reused on a rerun (default MODELS_DIR/distractor-bench).",
 )
 @click.option("--output", type=click.Path(dir_okay=False), help="Write the rows as JSON here too.")
-def distractors_bench(input_path, rankers, limit, reader_train, lm_model, threads, device, work_dir, output):
+def distractors_bench(
+    input_path, rankers, limit, reader_train, epochs, hidden, hops, batch_size, lm_model, threads, device,
+    work_dir, output,
+):  # fmt: skip
     """P@1, F1@3, MRR, NDCG@10 of each ranker's distractors against the file's four real distractors."""
     try:
         questions = read_questions(input_path, require_labels=True)
@@ -59,7 +66,7 @@ def distractors_bench(input_path, rankers, limit, reader_train, lm_model, thread
     vocab = vocabulary(questions)
     articles = [q.article for q in questions]
     questions = questions[:limit] if limit else questions
-    default = ["wordfreq", *(("readers", *READER_ROWS) if reader_train else ()), "lm"]
+    default = list(ROWS) if reader_train else ["wordfreq", "lm"]
     names = [r.strip() for r in rankers.split(",") if r.strip()] if rankers else default
     unknown = [n for n in names if n not in ROWS]
     if unknown:
@@ -75,7 +82,9 @@ def distractors_bench(input_path, rankers, limit, reader_train, lm_model, thread
     choices = {"wordfreq": wordfreq_ranker}
     info: dict = {}
     if needs_readers:
+        settings = {"epochs": epochs, "hidden": hidden, "hops": hops, "batch_size": batch_size}
         choices |= _reader_rankers(
+            settings={k: v for k, v in settings.items() if v is not None},
             paths=reader_train,
             questions=questions,
             articles=articles,
@@ -109,20 +118,31 @@ def distractors_bench(input_path, rankers, limit, reader_train, lm_model, thread
         Path(output).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
-def _reader_rankers(*, paths, questions, articles, vocab, work: Path, device, info: dict) -> dict:
+def _reader_rankers(*, settings, paths, questions, articles, vocab, work: Path, device, info: dict) -> dict:
     """The three readers' rows and their pool; ``articles``: every article of the input file, which the
     readers never train on."""
     from datagen.bench_readers import precomputed, reader_rankings, trained_reader, training_examples
 
-    train, counts = training_examples(paths=paths, against=articles)
+    try:
+        train, counts = training_examples(paths=paths, against=articles)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
     if not train:
         raise click.ClickException("no --reader-train question is left after the overlap filter")
-    info["reader_train"] = {**counts, "sha256": {str(p): file_sha256(p) for p in paths}}
+    info["reader_train"] = {**counts, "sha256": {str(p): file_sha256(p) for p in paths}, "settings": settings}
     found = {}
     for reader in READER_ROWS:
-        model = trained_reader(
-            reader=reader, train=train, vocab=vocab, work_dir=work / "readers", device=device
-        )
+        try:
+            model = trained_reader(
+                reader=reader,
+                train=train,
+                vocab=vocab,
+                work_dir=work / "readers",
+                settings=settings,
+                device=device,
+            )
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
         found[reader] = precomputed(reader_rankings(reader=model, questions=questions, vocab=vocab))
     found["readers"] = pooled(*(found[r] for r in READER_ROWS))
     return found

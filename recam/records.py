@@ -85,27 +85,34 @@ def iter_jsonl(lines: Iterable[str], *, source: str = "<input>") -> Iterator[tup
 
 def iter_questions(lines: Iterable[str], *, source: str = "<input>") -> Iterator[Question]:
     """Parse jsonl lines; blank lines are skipped; raise ValueError naming ``source:line`` on bad input."""
+    for _where, question in _placed_questions(lines, source=source):
+        yield question
+
+
+def _placed_questions(lines: Iterable[str], *, source: str) -> Iterator[tuple[str, Question]]:
     seen: set[int] = set()
     for index, (where, record) in enumerate(iter_jsonl(lines, source=source)):
         question = question_from_json(record, default_id=index, where=where)
         if question.id in seen:
             raise ValueError(f"{where}: duplicate id {question.id}")
         seen.add(question.id)
-        yield question
+        yield where, question
 
 
 def read_questions(path: str | Path, *, require_labels: bool = False) -> list[Question]:
     """Read a ReCAM jsonl file. ``require_labels`` rejects records without a gold label."""
     path = Path(path)
     with path.open(encoding="utf-8-sig", newline=None) as handle:
-        questions = list(iter_questions(handle, source=str(path)))
+        placed = list(_placed_questions(handle, source=str(path)))
     if require_labels:
-        unlabelled = [q.id for q in questions if q.label is None]
+        unlabelled = [(where, q.id) for where, q in placed if q.label is None]
         if unlabelled:
+            where, qid = unlabelled[0]
+            line = where.rsplit(":", 1)[1]
             raise ValueError(
-                f"{path}: {len(unlabelled)} record(s) have no 'label' (first id {unlabelled[0]})"
+                f"{path}: {len(unlabelled)} record(s) have no 'label' (first at line {line}, id {qid})"
             )
-    return questions
+    return [q for _where, q in placed]
 
 
 def write_questions(path: str | Path, questions: Iterable[Question], *, with_ids: bool = True) -> None:
