@@ -44,8 +44,8 @@ def generate_dataset(job_id: int) -> str:
 
 def _candidates(job, folder: Path) -> None:
     from console.generation import job_progress
-    from datagen.pipeline import Settings, local_runner
-    from datagen.shards import run_candidates
+    from datagen.targets.pipeline import Settings, local_runner
+    from datagen.targets.shards import run_candidates
 
     values = job.settings
     config = Settings(
@@ -82,8 +82,8 @@ def _candidates(job, folder: Path) -> None:
 
 def _options(job, folder: Path) -> None:
     from console.generation import job_progress
-    from datagen.cli_options import options
-    from datagen.gate import MIN_GOLD_RANK
+    from datagen.cli.options import options
+    from datagen.options.gate import MIN_GOLD_RANK
 
     values = job.settings
     job_progress(job_id=job.pk, stage="options", done=0, total=1, message="training the k-fold readers")

@@ -11,8 +11,8 @@ from the score cache.
 
 from django.conf import settings
 
-from datagen.quality import summary_line
-from datagen.quality_run import quality_with_lm
+from datagen.quality.report import summary_line
+from datagen.quality.run import quality_with_lm
 from tasks.app import app
 
 TASK_NAME = "datagen.quality_report"

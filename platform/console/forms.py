@@ -1,7 +1,7 @@
 from django import forms
 
 from competitions.models import Competition, Phase, Subtask
-from datagen.filters import DEFAULT_CONTEXTUAL_MAX
+from datagen.targets.filters import DEFAULT_CONTEXTUAL_MAX
 
 DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
 

@@ -17,7 +17,7 @@ from competitions.errors import ApplicationError
 from competitions.models import Phase, TestSet
 from console.models import GenerationJob
 from console.services import test_set_load_upload
-from datagen.filters import DEFAULT_CONTEXTUAL_MAX
+from datagen.targets.filters import DEFAULT_CONTEXTUAL_MAX
 from validation.models import ValidationBatch
 from validation.services import BatchSettings, batch_attach_quality_report, batch_create
 
