@@ -14,7 +14,7 @@ MAX_LINES = 400
 # Markdown links and images: [text](target) or ![alt](target "title").
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 # Names of work periods and tracker numbers: a reader without the tracker cannot follow them.
-TRACKER = re.compile(r"session ?[0-9]+|#[0-9]{1,3}\b|issue [0-9]+", re.IGNORECASE)
+TRACKER = re.compile(r"session[- ]?[0-9]+|#[0-9]{1,3}\b|issue [0-9]+", re.IGNORECASE)
 # A docs path cited from code, templates or scripts (docs/... .md or an image).
 CITED = re.compile(r"\bdocs/[A-Za-z0-9_./-]+\.(?:md|png)")
 CODE_SUFFIXES = {".py", ".html", ".sh", ".txt"}
