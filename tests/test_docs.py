@@ -47,8 +47,14 @@ def tracker_names(page: Path) -> list[str]:
     ]
 
 
+TOP_FILES = ("pyproject.toml", "Makefile", ".env.example", "requirements.txt")
+
+
 def cited_docs(root: Path = ROOT) -> list[tuple[Path, str]]:
     cited = []
+    for name in TOP_FILES:
+        if (root / name).is_file():
+            cited += [(root / name, m) for m in CITED.findall((root / name).read_text(encoding="utf-8"))]
     for folder in CODE_DIRS:
         for path in sorted((root / folder).rglob("*")):
             if path.suffix in CODE_SUFFIXES and path.is_file():
