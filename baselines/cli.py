@@ -185,7 +185,7 @@ def adapt(text_files, exclude_files, output, seconds, lr, seed, encoder_model, d
 @click.option("--input", "input_file", type=FILE, required=True)
 @click.option("--threads", type=int, default=1)
 def prior(model, train_files, exclude_files, input_file, threads):
-    """Diagnose a reader's learnt answer-word prior (the mean scoring query); see docs/baselines.md."""
+    """Diagnose a reader's learnt answer-word prior (the mean scoring query); see docs/reference/baselines.md."""
     set_threads(threads)
     from baselines.data import from_question
     from baselines.training import TrainedReader, query_prior

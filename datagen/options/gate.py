@@ -5,7 +5,7 @@ article-aware LM's log-likelihood of the summary filled with it given the articl
 options-only LM's (no article, ``options_only["lm"]``) and the word-frequency prior's
 (:mod:`datagen.options.prior`). The gold has the same.
 
-Rule (stated before any measurement of this version; the first version's A/B is in docs/quality.md):
+Rule (stated before any measurement of this version; the first version's A/B is in docs/explanation/gate.md):
 
 1. **The article decides.** A word is eligible only if reading the article moves the LM towards the
    gold and away from it: ``[article(gold) - article(word)] - [lm(gold) - lm(word)] > ANSWER_MARGIN``
@@ -14,7 +14,7 @@ Rule (stated before any measurement of this version; the first version's A/B is 
    article-aware LM prefers the gold; for a word it scores above the gold, the article must win
    back more than that lead. (The first version required ``article(gold) > article(word)`` alone; with
    a 135M LM that barely uses the article, that nearly implies ``lm(gold) > lm(word)``, so the gold
-   was the options-only favourite in 31 of 34 gated questions measured on XSum: docs/quality.md.)
+   was the options-only favourite in 31 of 34 gated questions measured on XSum: docs/explanation/gate.md.)
 2. **No rank to exploit without the article; never the options-only favourite.** The gold's rank
    among the five options under the options-only LM is drawn uniformly from ``min_rank``..5 for each
    question (seeded by the run's seed and the question's id): rank ``r`` takes ``r - 1`` eligible
@@ -25,7 +25,7 @@ Rule (stated before any measurement of this version; the first version's A/B is 
    filtering, it is dropped (``gate-gold-options-favourite``), not shipped. Measured before this
    rule was stated: with the draw over 1..5 and the nearest reachable rank as fallback, the gold was
    the options-only favourite in 218 of 372 XSum questions (58.6%), and dropping only the questions
-   whose drawn rank could not be reached still left it at 37% (docs/quality.md). ``min_rank=1`` is
+   whose drawn rank could not be reached still left it at 37% (docs/explanation/gate.md). ``min_rank=1`` is
    the previous rule. When the eligible words cannot make the drawn rank, the nearest rank in
    ``min_rank``..5 they can make is used (recorded; the report gives the ranks reached).
 3. **Plausibility without the article.** On each side the words closest to the gold come first,
@@ -37,7 +37,7 @@ Rule (stated before any measurement of this version; the first version's A/B is 
 **Version 4: a second, stronger LM** (``second``; stated 2026-11-25 before any measurement of it). Two
 samples showed that version 3 fools the LM it is built on (SmolLM2 options-only 0.0%) but not a
 stronger one: Gemma 3 270M, zero-shot or LoRA-fine-tuned, still picks the gold without the article in
-two thirds of the questions (docs/quality.md). As in SWAG's adversarial filtering, which filters
+two thirds of the questions (docs/explanation/gate.md). As in SWAG's adversarial filtering, which filters
 against an ensemble, version 4 asks the same of a second LM, scored on a short list only
 (:func:`datagen.options.gated.second_items`, the cost bound): a word is eligible only if rule 1 also
 holds under the second LM (its own PMI margin > ``ANSWER_MARGIN``), a word is on the "above" side only

@@ -18,7 +18,7 @@ context and the words before the blank. It differs from the quality report's
 words before the blank, which is the same for every word: both rank words identically (a test
 checks it on the real model).
 
-**The window** (``window``, scoring rule ``blank-window-3``; stated in docs/quality.md before it was
+**The window** (``window``, scoring rule ``blank-window-3``; stated in docs/results/2026-11-25-options-xsum1k-window6.md before it was
 measured). The gate scores each word on the word and the next ``window`` whitespace-separated words of
 the summary only (:data:`WINDOW`), not on the whole rest of the summary: the continuations are most of
 the LM's cost, and a word's fit to the blank's slot is decided by the words beside it. ``None`` scores
@@ -53,7 +53,7 @@ VERSION = "blank-window-3"  # part of every cache key: a new scoring rule never 
 WINDOW = (
     6  # words after the blank the gate's exact scores read (None: to its end); chosen by the cost rule of
 )
-# docs/quality.md ("The scoring window") from benchmark (h), bench/results/h_lm_window.json
+# docs/results/2026-11-25-options-xsum1k-window6.md from benchmark (h), bench/results/h_lm_window.json
 
 
 @dataclass(frozen=True)

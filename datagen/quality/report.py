@@ -89,7 +89,7 @@ def build_report(
     lm_without: np.ndarray,
     provenance: dict,
 ) -> dict:
-    """The report (a JSON-ready dict; schema in docs/quality.md) from the LM's two score matrices."""
+    """The report (a JSON-ready dict; schema in docs/reference/quality-report.md) from the LM's two score matrices."""
     labels = [q.label for q in questions]
     if any(label is None for label in labels):
         raise ValueError("the quality report needs gold labels on every question")

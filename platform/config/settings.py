@@ -48,7 +48,8 @@ INSTALLED_APPS = [
     "validation",
     "console",  # organizers' pages over the other apps' services (docs/organizers.md)
     "onboarding",  # participants' Data page, starting kit, API token page
-    *["rest_framework", "rest_framework.authtoken", "drf_spectacular", "api"],  # token API (docs/api.md)
+    # the token API (docs/reference/api.md)
+    *["rest_framework", "rest_framework.authtoken", "drf_spectacular", "api"],
 ]
 
 MIDDLEWARE = [
