@@ -235,10 +235,9 @@ RATELIMIT_UPLOAD = env.str("RATELIMIT_UPLOAD", default="30/60")  # per user
 # --- Human validation of generated questions (docs/validation.md) ----------------------------------
 # Where "select a file on the server" looks for generated jsonl files (datagen options writes them).
 VALIDATION_SOURCE_DIR = Path(env.str("VALIDATION_SOURCE_DIR", default=str(VAR_DIR / "datagen")))
-# Known-good labelled questions mixed in as gold checks, and how many of them a batch samples.
-VALIDATION_GOLD_FILE = Path(
-    env.str("VALIDATION_GOLD_FILE", default=str(RECAM_DATA_DIR / "training_data" / "Task_1_dev.jsonl"))
-)
+# Known-good labelled questions mixed in as gold checks, and how many of them a batch samples. Unset:
+# the official dev set of the batch's own subtask (RECAM_DATA_DIR/training_data/Task_<n>_dev.jsonl).
+VALIDATION_GOLD_FILE = env.str("VALIDATION_GOLD_FILE", default="")
 VALIDATION_GOLD_POOL = env.int("VALIDATION_GOLD_POOL", default=50)
 # An assignment unanswered for this long returns its unanswered questions to the pool.
 VALIDATION_ASSIGNMENT_TIMEOUT_MINUTES = env.float("VALIDATION_ASSIGNMENT_TIMEOUT_MINUTES", default=60)
