@@ -12,7 +12,8 @@ from django.utils import timezone
 from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
 from competitions.services import EVALUATION_PER_DAY, EVALUATION_TOTAL, gold_store, phase_test_set_store
-from leaderboards.services import leaderboard_refresh_phase
+from leaderboards.models import OfficialResult
+from leaderboards.services import leaderboard_refresh_phase, official_result_freeze
 from onboarding.selectors import public_questions_path
 from recam.records import Question, iter_questions, write_questions
 from submissions.models import Submission
@@ -133,3 +134,16 @@ def submissions_mark_failed(*, phase: Phase, ids: list[int], reason: str) -> int
     for submission in chosen:
         submission_mark_failed(submission=submission, reason=reason or "marked failed by the organizers")
     return len(chosen)
+
+
+def phase_close_and_freeze(*, phase: Phase, frozen_by: str, now: dt.datetime | None = None) -> OfficialResult:
+    """The organizer's confirmed freeze: close the phase to uploads (if it is still open), then freeze.
+
+    One transaction: a refused freeze leaves the phase open as it was.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        if phase.ends_at is None or phase.ends_at > now:
+            phase.ends_at = max(now, phase.starts_at)
+            Phase.objects.filter(pk=phase.pk).update(ends_at=phase.ends_at)
+        return official_result_freeze(phase=phase, frozen_by=frozen_by)

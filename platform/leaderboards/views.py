@@ -82,6 +82,15 @@ def leaderboard_index(request, slug: str):
     return redirect("leaderboard", slug=slug, phase=first)
 
 
+def _unofficial_subtasks(phase: Phase, frozen: OfficialResult | None) -> list[int]:
+    """Subtasks with a test set that the frozen snapshot left out (no gold answers when it was made)."""
+    if frozen is None:
+        return []
+    official = {int(subtask) for subtask in frozen.gold_sha256}
+    subtasks = TestSet.objects.filter(phase=phase).order_by("subtask").values_list("subtask", flat=True)
+    return [subtask for subtask in subtasks if subtask not in official]
+
+
 def leaderboard(request, slug: str, phase: str):
     phase_id, frozen_n, version = _version(slug, phase)
     key = f"leaderboard-page:{version}"
@@ -100,6 +109,7 @@ def leaderboard(request, slug: str, phase: str):
             "phases": [(p.kind, p.title) for p in phases],
             "hidden": phase_obj.results_hidden,
             "frozen": frozen,
+            "unofficial": _unofficial_subtasks(phase_obj, frozen),
             "tables": [] if phase_obj.results_hidden else _tables(phase_obj, frozen),
             "formats": list(FORMATS),
         }

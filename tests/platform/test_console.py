@@ -172,8 +172,10 @@ def test_console_publish_freeze_and_bad_gold_message(competition, staff_client):
     assert response.status_code == 200
     assert b"Nothing changed" in response.content
     assert b"line 2" in response.content
-    response = staff_client.post(reverse("console_freeze", args=[slug, "practice"]), follow=True)
-    assert b"Official results frozen (0 rows)." in response.content
+    response = staff_client.post(
+        reverse("console_freeze", args=[slug, "practice"]), {"confirm": "1"}, follow=True
+    )
+    assert b"Official results frozen (0 rows);" in response.content
 
 
 def test_the_admin_never_adds_or_edits_score_rows(admin_client, db):
