@@ -1,6 +1,7 @@
 """Writes for the organizers' console: thin orchestration over the competitions, submissions and
 leaderboards services (the same ones the recam_* management commands call); nothing is duplicated."""
 
+import dataclasses
 import datetime as dt
 import hashlib
 import tempfile
@@ -83,6 +84,7 @@ def test_set_load_upload(*, phase: Phase, subtask: int, data: bytes, filename: s
         raise ApplicationError(
             f"{filename}: {len(labelled)} of {len(questions)} questions have a label; give all or none"
         )
+    questions = _line_number_ids(questions=questions, filename=filename, labelled=bool(labelled))
     with transaction.atomic():
         test_set = phase_test_set_store(
             phase=phase,
@@ -97,6 +99,24 @@ def test_set_load_upload(*, phase: Phase, subtask: int, data: bytes, filename: s
             GoldAnswers.objects.filter(test_set=test_set).delete()  # new questions: old gold is void
         public_questions_write(test_set=test_set, questions=questions)
     return test_set, bool(labelled)
+
+
+def _line_number_ids(*, questions: list[Question], filename: str, labelled: bool) -> list[Question]:
+    """The Data page's rule: a question's id is its 0-based line number.
+
+    A labelled file whose ids differ (a generated set from which questions were dropped, a validated
+    subset) is renumbered: its gold comes from the same lines, so nothing can disagree. An unlabelled
+    one is refused, since its gold, uploaded later by id, would no longer match.
+    """
+    wrong = next((i for i, q in enumerate(questions) if q.id != i), None)
+    if wrong is None:
+        return questions
+    if not labelled:
+        raise ApplicationError(
+            f"{filename}: question {wrong + 1} has id {questions[wrong].id}, not its 0-based line number "
+            f"{wrong}: renumber the ids 0, 1, 2, ... (or include the labels and the platform renumbers them)"
+        )
+    return [dataclasses.replace(q, id=i) for i, q in enumerate(questions)]
 
 
 def public_questions_write(*, test_set: TestSet, questions: list[Question]) -> Path:
