@@ -16,7 +16,8 @@ BASE_DIR = Path(__file__).resolve().parents[2]  # the project root (manage.py's 
 PLATFORM_DIR = BASE_DIR / "platform"
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# scripts/setup.sh writes .env on a development checkout; ENV_FILE names another file.
+environ.Env.read_env(os.environ.get("ENV_FILE", str(BASE_DIR / ".env")), overwrite=False)
 
 DJANGO_ENV = env.str("DJANGO_ENV", default="production")
 if DJANGO_ENV not in ("production", "development"):
