@@ -9,6 +9,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
+from markdown_it import MarkdownIt
 
 from competitions.models import Competition, Phase, TestSet
 from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex
@@ -160,3 +161,15 @@ def leaderboard_export(request, slug: str, phase: str, fmt: str):
     name = f"{slug}-{phase}-{'official' if frozen else 'live'}.{EXTENSIONS[fmt]}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+def statistics_explained(request, slug: str):
+    """docs/statistics.md as a page of the site: the board's intervals and tied ranks, for visitors."""
+    competition = Competition.objects.filter(slug=slug).first()
+    if competition is None:
+        raise Http404("no such competition")
+    source = settings.BASE_DIR / "docs" / "statistics.md"
+    body = (
+        MarkdownIt("commonmark", {"html": False}).enable("table").render(source.read_text(encoding="utf-8"))
+    )
+    return render(request, "leaderboards/statistics.html", {"competition": competition, "body": body})
