@@ -81,9 +81,10 @@ def clean_question(*, question: Question) -> Question:
 
 
 def batch_subtask(*, extras: list[dict]) -> int | None:
-    """The subtask every record names (datagen writes ``subtask``), or None when they do not agree."""
-    found = {extra.get("subtask") for extra in extras}
-    return found.pop() if len(found) == 1 and found <= {1, 2} else None
+    """The subtask every record names (datagen writes ``subtask``, as "2" or 2), or None when they
+    do not agree or name none."""
+    found = {str(extra.get("subtask")) for extra in extras}
+    return int(found.pop()) if len(found) == 1 and found <= {"1", "2"} else None
 
 
 def default_gold_source(*, subtask: int | None = None) -> tuple[str, bytes]:
@@ -104,7 +105,7 @@ def earlier_validated(*, subtask: int | None) -> list[Question]:
     found = []
     for earlier in ValidationBatch.objects.order_by("pk"):
         items = earlier.questions.filter(kind=BatchQuestion.Kind.GENERATED)
-        if subtask is None or {e.get("subtask") for e in items.values_list("extra", flat=True)} != {subtask}:
+        if subtask is None or batch_subtask(extras=list(items.values_list("extra", flat=True))) != subtask:
             continue
         kept = {row.question_id for row in batch_results(batch=earlier).kept}
         for item in items.filter(question_id__in=kept).order_by("question_id"):

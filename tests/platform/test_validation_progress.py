@@ -104,16 +104,16 @@ def test_staff_change_the_target_count_and_the_gold_minimum(client, db, recam_da
     assert len(batch_results(batch=batch).kept) == 2  # the careless answers count now, one is enough
 
 
-@pytest.mark.parametrize("subtask", [1, 2])
+@pytest.mark.parametrize("subtask", [1, 2, "2"])  # datagen writes "2"
 def test_gold_checks_come_from_the_batchs_own_subtask(db, recam_data_dir, settings, subtask):
     settings.VALIDATION_GOLD_FILE = ""
-    source = recam_data_dir / f"training_data/Task_{subtask}_dev.jsonl"
+    source = recam_data_dir / f"training_data/Task_{int(subtask)}_dev.jsonl"
     records = [
         json.loads(line) | {"subtask": subtask} for line in jsonl_bytes(path=source, count=2).splitlines()
     ]
     data = "".join(json.dumps(r) + "\n" for r in records).encode()
     batch = batch_create(name="", source_name="g.jsonl", data=data, batch_settings=BatchSettings())
-    assert batch.gold_source_name.endswith(f"Task_{subtask}_dev.jsonl")
+    assert batch.gold_source_name.endswith(f"Task_{int(subtask)}_dev.jsonl")
 
 
 def test_validated_questions_of_earlier_batches_join_the_gold_pool(db, recam_data_dir, settings):
