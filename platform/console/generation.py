@@ -211,7 +211,7 @@ def job_load_into_phase(*, job: GenerationJob, phase: Phase, subtask: int) -> tu
 
 def job_send_to_validation(*, job: GenerationJob, user=None) -> ValidationBatch:
     """A human-validation batch (default settings, docs/validation.md) of the job's ReCAM jsonl, with the
-    job's question-quality report attached when it has one; organizers then assign annotators."""
+    job's question-quality report attached when it has one; organizers then add annotators on its page."""
     outputs = job_outputs(job=job)
     if outputs["recam"] is None:
         raise ApplicationError(f"job {job.pk} has no ReCAM jsonl yet")
