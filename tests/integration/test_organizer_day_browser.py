@@ -207,6 +207,13 @@ def test_the_organizers_day_on_a_fresh_database(
     assert header["x"] >= 0  # reachable by scrolling, not clipped away
     assert header["x"] + header["width"] <= 390 + 1
     _shot(pat, "board-frozen-390.png")
+    pat.goto(f"{base}/c/{slug}/submissions/")
+    assert pat.locator(".scroll-hint").first.is_visible()
+    header = pat.locator("main table").first.locator("th", has_text="Status")
+    header.scroll_into_view_if_needed()  # scrolls the table's own box sideways
+    status = header.bounding_box()
+    assert status["x"] >= 0  # the Status column is reachable on a phone
+    assert status["x"] + status["width"] <= 390 + 1
     boss.goto(f"{base}/c/{slug}/leaderboard/evaluation/")
     assert _nav_wrapped(boss) == []
     _shot(boss, "board-frozen.png")
