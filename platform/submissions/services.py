@@ -17,6 +17,7 @@ from competitions.models import GoldAnswers, Phase
 from competitions.selectors import phase_expected_ids
 from competitions.services import gold_load_file
 from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
+from submissions.format_uploads import format_parse
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission, SubmissionFile, TeamPhaseQuota
 from submissions.quotas import quota_reserve, upload_window_check
@@ -45,6 +46,9 @@ def submission_validate(
                 )
             ]
         )
+    parsed = format_parse(phase=phase, filename=filename, data=data, limits=Limits(max_bytes=limit))
+    if parsed is not None:  # a CLOTH or SCDE competition (submissions.task_formats)
+        return parsed
     return parse_submission(
         data=data,
         filename=filename,

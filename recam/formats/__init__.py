@@ -14,7 +14,10 @@ Every format gives, with keyword arguments only:
   (the items the bootstrap intervals resample), and ``rank_vector`` -> the paired 0/1 items of the
   tied ranks' exact McNemar test (``recam.stats``);
 - ``format_predictions(predictions)`` -> the prediction file's text;
-- ``load_official(path)`` -> the published files as records (None for ReCAM, whose files are read as is).
+- ``load_official(path)`` -> the published files as records (None for ReCAM, whose files are read as is);
+- ``scorer_version``: stored with every score, as ``recam.metrics.SCORER_VERSION`` is for ReCAM;
+- ``slots(records)`` -> ``{passage id: Slots}`` for the multi-blank formats, whose prediction file is
+  one (``recam.formats.blanks``): what an upload is checked against without the gold answers.
 """
 
 from collections.abc import Callable
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 
 from recam.formats import cloth, official, recam_format, scde
 from recam.formats.blanks import format_blank_predictions, parse_blank_predictions
+from recam.metrics import SCORER_VERSION
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,9 @@ class TaskFormat:
     vectors: Callable
     rank_vector: Callable
     format_predictions: Callable
+    scorer_version: str  # stored with every score; bump when the scoring rule changes
     load_official: Callable | None = None
+    slots: Callable | None = None  # records -> {passage id: Slots}: what uploads are checked against
 
 
 def _blank_parser(slots: Callable) -> Callable:
@@ -87,6 +93,7 @@ RECAM = TaskFormat(
     vectors=recam_format.vectors,
     rank_vector=recam_format.rank_vector,
     format_predictions=recam_format.format_predictions,
+    scorer_version=SCORER_VERSION,
 )
 CLOTH = TaskFormat(
     name="cloth",
@@ -99,7 +106,9 @@ CLOTH = TaskFormat(
     vectors=_vectors(cloth.vectors),
     rank_vector=_vectors(lambda **kw: cloth.vectors(**kw)["accuracy"]),
     format_predictions=format_blank_predictions,
+    scorer_version="cloth-accuracy-1.0",
     load_official=official.load_cloth_official,
+    slots=cloth.slots,
 )
 SCDE = TaskFormat(
     name="scde",
@@ -125,7 +134,9 @@ SCDE = TaskFormat(
     vectors=_vectors(scde.vectors),
     rank_vector=_vectors(scde.rank_vector),
     format_predictions=format_blank_predictions,
+    scorer_version="scde-ba-pa-de-1.0",
     load_official=official.load_scde_official,
+    slots=scde.slots,
 )
 FORMATS: dict[str, TaskFormat] = {f.name: f for f in (RECAM, CLOTH, SCDE)}
 DEFAULT_FORMAT = "recam"

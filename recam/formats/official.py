@@ -102,8 +102,18 @@ def _scde_objects(path: Path) -> Iterator[tuple[str, object]]:
             eid = record.get("eid") if isinstance(record, dict) else None
             yield f"{path}: passage {index}" + ("" if eid is None else f" (eid {eid!r})"), record
     else:
+        if head.startswith("{") and _one_object(path):
+            raise ValueError(f"{path}: one JSON object; an SCDE split is a JSON array of passages, or jsonl")
         with path.open(encoding="utf-8-sig", newline=None) as handle:
             yield from iter_jsonl(handle, source=str(path))
+
+
+def _one_object(path: Path) -> bool:
+    """Whether the whole file is a single JSON object (a CLOTH file, say), not jsonl."""
+    try:
+        return isinstance(json.loads(path.read_text(encoding="utf-8-sig")), dict)
+    except json.JSONDecodeError:
+        return False  # jsonl: several objects, one per line
 
 
 def scde_official_record(record: object) -> tuple[dict | None, list[str]]:

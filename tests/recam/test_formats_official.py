@@ -103,3 +103,8 @@ def test_scde_answer_pairs_must_hold_an_index(tmp_path):
     assert dropped.reason.startswith(
         "answer_sequence[0]: expected [letter, candidate index], got ['B', 'one']"
     )
+
+
+def test_scde_refuses_a_single_json_object_with_a_reason():
+    with pytest.raises(ValueError, match=r"high0001\.json: one JSON object; an SCDE split is a JSON array"):
+        load_scde_official(CLOTH_DIR / "high" / "high0001.json")
