@@ -17,7 +17,8 @@ Every format gives, with keyword arguments only:
 - ``load_official(path)`` -> the published files as records (None for ReCAM, whose files are read as is);
 - ``scorer_version``: stored with every score, as ``recam.metrics.SCORER_VERSION`` is for ReCAM;
 - ``slots(records)`` -> ``{passage id: Slots}`` for the multi-blank formats, whose prediction file is
-  one (``recam.formats.blanks``): what an upload is checked against without the gold answers.
+  one (``recam.formats.blanks``): what an upload is checked against without the gold answers, and
+  ``chance_of_slots(slots)`` -> the chance row from those slots alone (the board's chance row).
 """
 
 from collections.abc import Callable
@@ -51,6 +52,7 @@ class TaskFormat:
     scorer_version: str  # stored with every score; bump when the scoring rule changes
     load_official: Callable | None = None
     slots: Callable | None = None  # records -> {passage id: Slots}: what uploads are checked against
+    chance_of_slots: Callable | None = None  # {passage id: Slots} -> the chance row, without the answers
 
 
 def _blank_parser(slots: Callable) -> Callable:
@@ -109,6 +111,7 @@ CLOTH = TaskFormat(
     scorer_version="cloth-accuracy-1.0",
     load_official=official.load_cloth_official,
     slots=cloth.slots,
+    chance_of_slots=lambda slots: cloth.chance(passages=[]),
 )
 SCDE = TaskFormat(
     name="scde",
@@ -137,6 +140,7 @@ SCDE = TaskFormat(
     scorer_version="scde-ba-pa-de-1.0",
     load_official=official.load_scde_official,
     slots=scde.slots,
+    chance_of_slots=lambda slots: scde.chance_of_sizes([(s.blanks, s.choices) for s in slots.values()]),
 )
 FORMATS: dict[str, TaskFormat] = {f.name: f for f in (RECAM, CLOTH, SCDE)}
 DEFAULT_FORMAT = "recam"

@@ -231,9 +231,13 @@ def chance(*, passages: Sequence[ScdePassage]) -> dict[str, float]:
     >>> {k: round(v, 6) for k, v in chance(passages=[p]).items()}
     {'blank_accuracy': 0.142857, 'passage_accuracy': 0.000397, 'distractor_error': 1.428571}
     """
-    if not passages:
+    return chance_of_sizes([(p.blanks, len(p.candidates)) for p in passages])
+
+
+def chance_of_sizes(sizes: Sequence[tuple[int, int]]) -> dict[str, float]:
+    """:func:`chance` from each passage's (blanks, candidates) alone (a test set's slots, say)."""
+    if not sizes:
         return {"blank_accuracy": 0.0, "passage_accuracy": 0.0, "distractor_error": 0.0}
-    sizes = [(p.blanks, len(p.candidates)) for p in passages]
     return {
         "blank_accuracy": float(np.mean([1 / c for _b, c in sizes])),
         "passage_accuracy": float(np.mean([1 / math.perm(c, b) for b, c in sizes])),

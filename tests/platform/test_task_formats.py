@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import reverse
 
 from competitions.errors import ApplicationError
 from competitions.models import Competition
@@ -146,3 +147,41 @@ def test_the_command_loads_an_official_split(capsys):
         call_command(*args, folder)
     with pytest.raises(CommandError, match=r"high0001\.json: one JSON object; an SCDE split is a JSON array"):
         call_command(*args, "--official", str(FIXTURES / "cloth_official" / "high" / "high0001.json"))
+
+
+@pytest.mark.django_db
+def test_the_scde_board_shows_ba_pa_de_and_the_chance_row(client, django_capture_on_commit_callbacks):
+    phase, team = phase_of("scde")
+    format_test_set_load(phase=phase, path=SCDE_DEV, official=True)
+    url = reverse("leaderboard", args=[phase.competition.slug, phase.kind])
+    empty = client.get(url).content.decode()
+    assert "No scored submissions yet." in empty
+    assert 'id="chance-row"' in empty
+    upload(phase, team, "0,1,1\n0,2,0\n1,1,1\n1,2,0\n1,3,2\n", django_capture_on_commit_callbacks)
+    page = client.get(url).content.decode()
+    for label in ("BA", "PA", "DE"):
+        assert f">{label}</th>" in page
+    assert "blanks answered right, averaged over passages" in page
+    row = page[page.index(f'data-team="{team.name}"') :].split("</tr>")[0]
+    assert [c.split(">")[-1] for c in row.split("</td>") if 'class="num metric"' in c] == [
+        "83.33",
+        "50.00",
+        "0.500",
+    ]
+    chance = page[page.index('id="chance-row"') :].split("</tr>")[0]
+    # passages of 2 blanks / 4 candidates and 3 blanks / 5 candidates: BA (1/4 + 1/5) / 2, PA (1/12 + 1/60) / 2, DE (1 + 6/5) / 2
+    assert [c.split(">")[-1] for c in chance.split("</td>") if 'class="num metric"' in c] == [
+        "22.50",
+        "5.00",
+        "1.100",
+    ]
+    assert "Acc. Cross" not in page
+
+
+@pytest.mark.django_db
+def test_a_recam_board_keeps_its_tables(client, practice):
+    page = client.get(
+        reverse("leaderboard", args=[practice.competition.slug, practice.kind])
+    ).content.decode()
+    assert "Acc. Cross" in page
+    assert 'id="chance-row"' not in page
