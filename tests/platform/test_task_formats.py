@@ -185,3 +185,13 @@ def test_a_recam_board_keeps_its_tables(client, practice):
     ).content.decode()
     assert "Acc. Cross" in page
     assert 'id="chance-row"' not in page
+
+
+@pytest.mark.django_db
+def test_the_competition_page_describes_the_formats_prediction_file(client):
+    phase, _team = phase_of("scde")
+    format_test_set_load(phase=phase, path=SCDE_DEV, official=True)
+    page = client.get(reverse("competition", args=[phase.competition.slug])).content.decode()
+    assert "one <code>id,blank,label</code> line per blank" in page
+    assert "2 passages, 5 blanks" in page
+    assert "subtask1.csv" not in page
