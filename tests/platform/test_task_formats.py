@@ -195,3 +195,14 @@ def test_the_competition_page_describes_the_formats_prediction_file(client):
     assert "one <code>id,blank,label</code> line per blank" in page
     assert "2 passages, 5 blanks" in page
     assert "subtask1.csv" not in page
+
+
+@pytest.mark.django_db
+def test_a_format_upload_has_no_cross_score_whatever_the_form_says(django_capture_on_commit_callbacks):
+    phase, team = phase_of("scde")
+    format_test_set_load(phase=phase, path=SCDE_DEV, official=True)
+    data = b"0,1,1\n0,2,0\n1,1,1\n1,2,0\n1,3,3\n"
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = submission_create(phase=phase, team=team, filename="p.csv", data=data, trained_on={1: 2})
+    assert list(submission.files.values_list("subtask", "trained_on")) == [(1, 1)]
+    assert submission.scores.get().trained_on == 1
