@@ -46,7 +46,7 @@ def format_test_set_load(*, phase: Phase, path: Path, official: bool = False) ->
     """
     fmt = phase_format(phase=phase)
     if fmt.name == DEFAULT_FORMAT:
-        raise ApplicationError("a ReCAM competition loads its test sets with recam_load / recam_gold")
+        raise ApplicationError("a ReCAM competition loads its test sets with recam_competition / recam_gold")
     records, dropped = _records(fmt, Path(path), official=official)
     if not records:
         raise ApplicationError(f"{path}: no passage to load")

@@ -43,7 +43,9 @@ def upload(phase, team, text: str, capture, filename: str = "preds.csv") -> Subm
 def test_a_new_competition_is_recam_and_refuses_a_format_test_set(tmp_path):
     competition = Competition.objects.create(slug="plain", title="Plain")
     assert competition.task_format == "recam"
-    with pytest.raises(ApplicationError, match="a ReCAM competition loads its test sets with recam_load"):
+    with pytest.raises(
+        ApplicationError, match="a ReCAM competition loads its test sets with recam_competition"
+    ):
         format_test_set_load(phase=PhaseFactory(competition=competition), path=SCDE_DEV, official=True)
 
 
