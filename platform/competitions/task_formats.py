@@ -63,6 +63,7 @@ def format_test_set_load(*, phase: Phase, path: Path, official: bool = False) ->
             "source_sha256": _file_sha256(Path(path)),
         },
     )
+    _public_store(test_set=test_set, fmt=fmt, records=records)
     message = f"{phase.kind}: {fmt.name}: {len(records):,} passages, {blanks:,} blanks from {Path(path).name}"
     if dropped:
         message += f" ({len(dropped):,} passages dropped by the cleaning rules)"
@@ -71,6 +72,24 @@ def format_test_set_load(*, phase: Phase, path: Path, official: bool = False) ->
         return f"{message}, gold sha256 {gold.sha256[:12]}"
     GoldAnswers.objects.filter(test_set=test_set).delete()  # a new test set: the old gold no longer fits
     return f"{message}, no gold answers"
+
+
+def format_public_path(*, test_set: TestSet) -> Path:
+    """Where the participants' copy of a loaded test set is kept: the format's jsonl without answers."""
+    phase = test_set.phase
+    fmt = phase.competition.task_format
+    return Path(settings.MEDIA_ROOT) / "public" / phase.competition.slug / phase.kind / f"{fmt}.jsonl"
+
+
+def _public_store(*, test_set: TestSet, fmt: TaskFormat, records: list) -> None:
+    """Write the participants' copy: every record without its answers (they never leave GOLD_ROOT)."""
+    lines = (
+        json.dumps({k: v for k, v in r.to_json().items() if k != "answers"}, ensure_ascii=False) + "\n"
+        for r in records
+    )
+    target = format_public_path(test_set=test_set)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(lines), encoding="utf-8")
 
 
 def _file_sha256(path: Path) -> str:

@@ -208,3 +208,25 @@ def test_a_format_upload_has_no_cross_score_whatever_the_form_says(django_captur
         submission = submission_create(phase=phase, team=team, filename="p.csv", data=data, trained_on={1: 2})
     assert list(submission.files.values_list("subtask", "trained_on")) == [(1, 1)]
     assert submission.scores.get().trained_on == 1
+
+
+@pytest.mark.django_db
+def test_participants_get_the_passages_without_answers_and_an_example_that_uploads(
+    client, django_capture_on_commit_callbacks
+):
+    phase, team = phase_of("scde")
+    format_test_set_load(phase=phase, path=SCDE_DEV, official=True)
+    slug = phase.competition.slug
+    page = client.get(reverse("phase_data", args=[slug, phase.kind])).content.decode()
+    assert "scde-practice.jsonl</a>" in page
+    assert "one line <code>id,blank,label</code> per blank" in page
+    passages = client.get(reverse("phase_questions", args=[slug, phase.kind, 1]))
+    assert passages["Content-Disposition"] == 'attachment; filename="scde-practice.jsonl"'
+    records = [json.loads(line) for line in passages.content.decode().splitlines()]
+    assert [(r["id"], len(r["candidates"])) for r in records] == [(0, 4), (1, 5)]
+    assert all("answers" not in r for r in records)
+    example = client.get(reverse("phase_example", args=[slug, phase.kind]))
+    assert example["Content-Disposition"] == 'attachment; filename="example-practice.csv"'
+    assert example.content.decode() == "0,1,0\n0,2,0\n1,1,0\n1,2,0\n1,3,0\n"
+    submission = upload(phase, team, example.content.decode(), django_capture_on_commit_callbacks)
+    assert submission.status == Submission.Status.SCORED
