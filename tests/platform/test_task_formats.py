@@ -230,3 +230,35 @@ def test_participants_get_the_passages_without_answers_and_an_example_that_uploa
     assert example.content.decode() == "0,1,0\n0,2,0\n1,1,0\n1,2,0\n1,3,0\n"
     submission = upload(phase, team, example.content.decode(), django_capture_on_commit_callbacks)
     assert submission.status == Submission.Status.SCORED
+
+
+@pytest.mark.django_db
+def test_no_page_of_an_scde_competition_fails(client, admin_user, django_capture_on_commit_callbacks):
+    """Every page an organizer or a participant opens answers without a server error (ReCAM-only views
+    included: they say what they cannot show instead)."""
+    phase, team = phase_of("scde")
+    format_test_set_load(phase=phase, path=SCDE_DEV, official=True)
+    submission = upload(
+        phase, team, "0,1,1\n0,2,0\n1,1,1\n1,2,0\n1,3,2\n", django_capture_on_commit_callbacks
+    )
+    slug, kind = phase.competition.slug, phase.kind
+    client.force_login(admin_user)
+    urls = [
+        reverse("competition", args=[slug]),
+        reverse("leaderboard", args=[slug, kind]),
+        *(reverse("leaderboard_export", args=[slug, kind, fmt]) for fmt in ("csv", "json", "latex")),
+        reverse("question_analytics", args=[slug, kind, 1]),
+        reverse("phase_data", args=[slug, kind]),
+        reverse("submission_detail", args=[submission.pk]),
+        reverse("submission_status", args=[submission.pk]),
+        reverse("phase_submissions_download", args=[slug, kind]),
+        reverse("fact_sheets_export", args=[slug, kind, "csv"]),
+        reverse("submit", args=[slug]),
+        reverse("my_submissions", args=[slug]),
+        reverse("submission_download", args=[submission.pk]),
+        reverse("console_competition", args=[slug]),
+        reverse("console_phase", args=[slug, kind]),
+        f"/admin/competitions/competition/{phase.competition.pk}/change/",
+    ]
+    statuses = {url: client.get(url).status_code for url in urls}
+    assert {url: code for url, code in statuses.items() if code >= 500} == {}
