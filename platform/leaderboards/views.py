@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 
 from competitions.models import Competition, Phase, TestSet
 from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex
+from leaderboards.format_board import format_board
 from leaderboards.models import LeaderboardEntry, OfficialResult
 from leaderboards.official import official_tables
 from leaderboards.selectors import leaderboard_tables
@@ -114,6 +115,8 @@ def leaderboard(request, slug: str, phase: str):
             "tables": [] if phase_obj.results_hidden else _tables(phase_obj, frozen),
             "formats": list(FORMATS),
         }
+        # A CLOTH or SCDE phase shows its format's metrics and chance row (None for ReCAM).
+        context["format_board"] = format_board(phase=phase_obj, tables=context["tables"])
         body = render_to_string("leaderboards/_board.html", context)
         cached = {
             "board": body,
