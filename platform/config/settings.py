@@ -95,9 +95,12 @@ else:
     # or test process holds a connection, and a test can end the sessions of other processes only.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("application_name", f"recam-{os.getpid()}")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# Rate limits and the leaderboard page cache live here. The default is per process; in production use
-# one shared cache, e.g. CACHE_URL=rediscache://127.0.0.1:6379/1, so limits hold across server processes.
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# Rate limits, login lockouts and the leaderboard page cache live here, so it must be one cache that every
+# web process shares and that outlives their restarts: the Redis the project already runs (Django's
+# RedisCache), REDIS_URL unless CACHE_URL names another. The tests use locmemcache:// (pyproject.toml).
+REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+CACHES = {"default": env.cache("CACHE_URL", default=REDIS_URL)}
+CACHES["default"].setdefault("KEY_PREFIX", "recam")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -170,8 +173,7 @@ ORGANIZER_PASSWORD_FILE = Path(
     env.str("ORGANIZER_PASSWORD_FILE", default=str(VAR_DIR / "organizer-password.txt"))
 )
 
-# --- Celery (Redis broker) -----------------------------------------------------------------------
-REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+# --- Celery (Redis broker; REDIS_URL above) ------------------------------------------------------
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL)
 CELERY_TASK_SERIALIZER = "json"
@@ -232,6 +234,16 @@ RATELIMIT_CACHE = env.str("RATELIMIT_CACHE", default="default")
 RATELIMIT_LOGIN = env.str("RATELIMIT_LOGIN", default="10/300")  # per IP and username
 RATELIMIT_SIGNUP = env.str("RATELIMIT_SIGNUP", default="20/3600")  # per IP
 RATELIMIT_UPLOAD = env.str("RATELIMIT_UPLOAD", default="30/60")  # per user
+RATELIMIT_API_TOKEN = env.str("RATELIMIT_API_TOKEN", default="20/300")  # wrong API tokens, per IP
+# The API authenticates by token or by the site's session, nothing else: DRF's default Basic
+# authentication would check a password on every request, outside the login page's rate limit and lockout.
+# Passwords reach the API only at /api/token/ (limited as logins); wrong tokens are limited per address.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.RateLimitedTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+}
 # --- Human validation of generated questions (docs/validation.md) ----------------------------------
 # Where "select a file on the server" looks for generated jsonl files (datagen options writes them).
 VALIDATION_SOURCE_DIR = Path(env.str("VALIDATION_SOURCE_DIR", default=str(VAR_DIR / "datagen")))
