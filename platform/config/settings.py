@@ -89,6 +89,14 @@ DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 _test_db = env.str("TEST_DATABASE_NAME", default="")
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": _test_db or str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
+    # Concurrent writers (web processes, scoring workers) on one SQLite file: write-ahead logging (readers
+    # never wait for the writer), transactions that take the write lock when they begin (a deferred one
+    # that must upgrade its lock fails at once with "database is locked", whatever the timeout), and a
+    # writer that waits up to SQLITE_BUSY_TIMEOUT seconds for the lock instead of failing.
+    _sqlite = DATABASES["default"].setdefault("OPTIONS", {})
+    _sqlite.setdefault("timeout", env.int("SQLITE_BUSY_TIMEOUT", default=20))
+    _sqlite.setdefault("transaction_mode", "IMMEDIATE")
+    _sqlite.setdefault("init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
 else:
     DATABASES["default"]["TEST"] = {"NAME": _test_db or f"test_recam_{os.getpid()}"}
     # Each process names its sessions (pg_stat_activity.application_name): operators see which web, worker
@@ -220,11 +228,14 @@ RECAM_BOOTSTRAP_SEED = env.int("RECAM_BOOTSTRAP_SEED", default=20210401)
 STUCK_SUBMISSION_MINUTES = env.float("STUCK_SUBMISSION_MINUTES", default=5)
 SCORING_MAX_ATTEMPTS = env.int("SCORING_MAX_ATTEMPTS", default=3)
 REAPER_INTERVAL_SECONDS = env.float("REAPER_INTERVAL_SECONDS", default=60)
+# The reaper has a queue and a worker of its own (scripts/run.sh): it must run when the scoring worker
+# is dead or busy, and never wait behind an hours-long model job.
+CELERY_MAINTENANCE_QUEUE = env.str("CELERY_MAINTENANCE_QUEUE", default="maintenance")
 CELERY_BEAT_SCHEDULE = {
     "reap-stuck-submissions": {
         "task": "submissions.reap",  # submissions.services.REAP_TASK
         "schedule": REAPER_INTERVAL_SECONDS,
-        "options": {"queue": CELERY_SCORING_QUEUE, "expires": REAPER_INTERVAL_SECONDS},
+        "options": {"queue": CELERY_MAINTENANCE_QUEUE, "expires": REAPER_INTERVAL_SECONDS},
     },
 }
 
