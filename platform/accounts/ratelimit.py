@@ -10,7 +10,6 @@ import hashlib
 import json
 import math
 import time
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +17,8 @@ from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+
+from accounts.names import name_key
 
 
 @dataclass(frozen=True)
@@ -75,9 +76,10 @@ def normalise_username(username: str) -> str:
     """The name as Django authenticates it (NFKC, ``AbstractBaseUser.normalize_username``), casefolded.
 
     Look-alikes that log in as one account (fullwidth U+FF43 U+FF11 and ``c1``) share one bucket; the casefold
-    makes the bucket coarser still (``Ada`` and ``ada``), which only ever limits more, never less.
+    makes the bucket coarser still (``Ada`` and ``ada``, invisible characters dropped: accounts.names),
+    which only ever limits more, never less.
     """
-    return unicodedata.normalize("NFKC", username).casefold().strip()
+    return name_key(username)
 
 
 def posted_username(request: HttpRequest) -> str:
