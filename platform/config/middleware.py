@@ -1,4 +1,5 @@
-"""A database error in a view: a clear 503 that says what happened, never a traceback.
+"""A database error in a view: a clear 503 that says what happened, never a traceback. And a POST to an
+address without its trailing slash: redirected, never a 500 (SlashRedirectMiddleware).
 
 Two causes, two messages. The database is **busy** when a write waited for a lock past its timeout
 ("database is locked" on SQLite) or PostgreSQL ended a transaction to break a deadlock (SQLSTATE 40P01)
@@ -16,6 +17,9 @@ from dataclasses import dataclass
 
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseRedirectBase
+from django.middleware.common import CommonMiddleware
+from django.utils.http import escape_leading_slashes
 
 logger = logging.getLogger(__name__)
 
@@ -108,3 +112,28 @@ class DatabaseUnavailableMiddleware:
             response = HttpResponse(PAGE.format(title=outage.title, message=outage.message), status=503)
         response["Retry-After"] = str(outage.retry_after)
         return response
+
+
+class PermanentRedirectKeepingMethod(HttpResponseRedirectBase):
+    status_code = 308  # the client repeats the request, method and body, at the new address
+
+
+class SlashRedirectMiddleware(CommonMiddleware):
+    """Django's CommonMiddleware, but a POST (PUT, ...) to an address without its trailing slash is
+    redirected with 308, which keeps the method and the form, in every mode.
+
+    Django answers such a POST with 301 in production (the browser follows with a GET: the form is lost)
+    and raises RuntimeError under DEBUG, a 500 page for ``POST /accounts/login``.
+    """
+
+    def get_full_path_with_slash(self, request: HttpRequest) -> str:
+        return escape_leading_slashes(request.get_full_path(force_append_slash=True))
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if (
+            response.status_code == 404
+            and request.method not in ("GET", "HEAD")
+            and self.should_redirect_with_slash(request)
+        ):
+            return PermanentRedirectKeepingMethod(self.get_full_path_with_slash(request))
+        return super().process_response(request, response)
