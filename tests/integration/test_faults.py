@@ -93,9 +93,14 @@ def _drop_connections(app) -> None:
 
 
 @pytest.fixture
-def faults(private_redis, transactional_db, settings, tmp_path, request):
+def faults(private_redis, transactional_db, settings, tmp_path, request, monkeypatch):
     """This process sends tasks to the private Redis on a queue of this test; workers share its folders."""
     from tasks.app import app
+
+    # Celery reads these environment variables before its configuration: set (as isolated test runs set
+    # them), they would send this process's tasks past the private Redis.
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
+    monkeypatch.delenv("CELERY_RESULT_BACKEND", raising=False)
 
     queue = f"faults-{os.getpid()}-{request.node.name[:40]}"
     settings.CELERY_SCORING_QUEUE = queue
@@ -246,7 +251,7 @@ def test_a_killed_scoring_workers_delivery_is_rerun_by_a_restarted_worker_within
 def _upload_burst(
     practice, data: bytes, teams: list, *, threads: int, pause: float
 ) -> tuple[list[threading.Thread], list]:
-    """Upload one file per team from ``threads`` threads at once (each its own database connection),
+    """Upload one file per entry of ``teams`` from ``threads`` threads at once (each its own connection),
     ``pause`` seconds apart in each thread, as scripted clients do."""
     errors: list[Exception] = []
 
@@ -273,9 +278,12 @@ def test_a_scoring_worker_killed_during_a_burst_of_40_uploads_on_sqlite_loses_no
     """Red-team defect: on SQLite, uploads and scorings fought over the write lock ("database is locked"),
     and after a worker kill 6 of 40 scorings gave up after 5 quick retries and waited minutes for the
     reaper. Every submission is scored within a minute of the worker's restart."""
-    teams = [TeamFactory(competition=practice.competition) for _ in range(40)]
-    # Fewer bootstrap resamples for the board's intervals: scoring is the subject here, not statistics
-    # (their cost grows with the board; on a loaded 2-core machine it would dominate the minute).
+    # 20 teams x 2 uploads (the red team's set-up was 20 x 3). The scoring worker's cost per file grows
+    # with the board (its statistics); the subject here is the burst and the kill, not a big board.
+    practice.max_submissions_per_day = practice.max_submissions_total = None
+    practice.save(update_fields=["max_submissions_per_day", "max_submissions_total"])
+    teams = [TeamFactory(competition=practice.competition) for _ in range(20)] * 2
+    # Fewer bootstrap resamples for the board's intervals, for the same reason.
     fast_statistics = {"RECAM_BOOTSTRAP_RESAMPLES": "50"}
     first = faults("first", SCORING_TEST_DELAY_SECONDS="0.2", **fast_statistics)
     threads, errors = _upload_burst(practice, make_zip(example_files), teams, threads=4, pause=0.5)
