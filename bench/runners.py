@@ -56,6 +56,12 @@ def bench_h(options: dict) -> dict:
     return run_lm_window(data_dir=options["data_dir"], questions=options.get("window_questions", 8))
 
 
+def bench_i(options: dict) -> dict:
+    from bench.upload_bomb import run_upload_bomb
+
+    return run_upload_bomb(data_dir=options["data_dir"])
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
@@ -72,6 +78,11 @@ BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
         "h_lm_window",
         "(h) The gate's scoring window: CPU-s per question with exact scores cut after K words",
         bench_h,
+    ),
+    "i": (
+        "i_upload_bomb",
+        "(i) A 46 KB zip of 45 MiB of lines through the upload form: request time and peak memory",
+        bench_i,
     ),
 }
 

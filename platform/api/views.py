@@ -8,7 +8,6 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -44,9 +43,9 @@ COMPETITION = OpenApiParameter(
 
 
 class ApiView(APIView):
-    """Token (or browser session) authentication, JSON only, errors as ``{"detail", "problems"}``."""
+    """Token (or browser session) authentication (settings.REST_FRAMEWORK), JSON only, errors as
+    ``{"detail", "problems"}``."""
 
-    authentication_classes = (TokenAuthentication, SessionAuthentication)
     permission_classes = (IsAuthenticated,)
     renderer_classes = (JSONRenderer,)
     schema = AutoSchema()

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import importlib
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -141,3 +142,23 @@ def test_beat_runs_the_registered_reaper_task(lost, django_capture_on_commit_cal
         result = app.tasks[entry["task"]].apply().get()
     assert result == {"requeued": [lost.pk], "failed": []}
     assert Submission.objects.get(pk=lost.pk).status == Status.SCORED
+
+
+def test_the_reaper_has_a_queue_that_the_scoring_worker_does_not_serve():
+    """Red-team defect: the reaper was sent to the scoring queue, so a dead scoring worker took it down too."""
+    entry = settings.CELERY_BEAT_SCHEDULE["reap-stuck-submissions"]
+    assert entry["options"]["queue"] == settings.CELERY_MAINTENANCE_QUEUE
+    assert settings.CELERY_MAINTENANCE_QUEUE != settings.CELERY_SCORING_QUEUE
+    run_sh = (Path(__file__).resolve().parents[2] / "scripts" / "run.sh").read_text()
+    assert '-Q "${CELERY_MAINTENANCE_QUEUE:-maintenance}"' in run_sh  # served by a worker of its own
+
+
+def test_scoring_retries_outlast_a_burst_without_jitter():
+    """Red-team defect: 5 retries with full jitter (waits drawn from 0 up) gave up within seconds."""
+    import tasks.scoring
+
+    task = tasks.scoring.score_submission
+    assert task.retry_jitter is False
+    waits = [min(task.retry_backoff * 2**n, task.retry_backoff_max) for n in range(task.max_retries)]
+    assert sum(waits) >= 180  # minutes of tries, not seconds
+    assert max(waits) < settings.SCORING_VISIBILITY_TIMEOUT  # a waiting retry is never handed out twice
