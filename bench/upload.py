@@ -140,7 +140,7 @@ class _Tally:
         self.errors: list[str] = []
         self.last_accepted = 0.0
 
-    def answer(self, code: int) -> None:
+    def answer(self, code: int | str) -> None:
         with self.lock:
             self.status[str(code)] = self.status.get(str(code), 0) + 1
 
@@ -158,7 +158,12 @@ def _one_team(
     url = f"{base}/api/phases/{PHASE}/submissions/?competition={SLUG}"
     for _ in range(uploads):
         start = time.perf_counter()
-        response = session.post(url, files={"file": ("predictions.zip", data)}, timeout=120)
+        try:
+            response = session.post(url, files={"file": ("predictions.zip", data)}, timeout=120)
+        except requests.RequestException as exc:  # no answer within 2 minutes (or none at all)
+            tally.answer(type(exc).__name__)
+            tally.errors.append(f"upload: {type(exc).__name__}")
+            continue
         tally.answer(response.status_code)
         if response.status_code != 201:
             tally.errors.append(f"upload: HTTP {response.status_code} {response.text[:200]}")
@@ -174,7 +179,11 @@ def _one_team(
         while not (body["status"] in ("failed", "waiting") or body["scores"]):
             time.sleep(wait_ms / 1000)
             wait_ms = min(2 * wait_ms, POLL_MS)
-            answer = session.get(f"{base}/api/submissions/{pk}/", timeout=120)
+            try:
+                answer = session.get(f"{base}/api/submissions/{pk}/", timeout=120)
+            except requests.RequestException as exc:
+                tally.answer(type(exc).__name__)
+                continue
             tally.answer(answer.status_code)
             polls += 1
             if answer.status_code == 200:
