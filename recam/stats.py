@@ -57,6 +57,18 @@ def correctness(*, predictions: Mapping[int, int], gold: Mapping[int, int]) -> n
     return np.fromiter((predictions.get(i, -1) == gold[i] for i in ids), dtype=np.int8, count=len(ids))
 
 
+def answer_strings(*, predictions: Mapping[int, int], gold: Mapping[int, int]) -> tuple[str, str]:
+    """(chosen option per gold id, "-" if none; "1"/"0" right or wrong per gold id), gold ids sorted.
+
+    >>> answer_strings(predictions={1: 2, 3: 0}, gold={3: 0, 1: 4, 2: 1})
+    ('2-0', '001')
+    """
+    ids = sorted(gold)
+    choices = "".join(str(predictions[i]) if i in predictions else "-" for i in ids)
+    correct = (correctness(predictions=predictions, gold=gold) + ord("0")).astype(np.uint8).tobytes().decode()
+    return choices, correct
+
+
 def _as_vector(values: Sequence[int] | np.ndarray) -> np.ndarray:
     vector = np.asarray(values, dtype=np.float64)
     if vector.ndim != 1 or vector.size == 0:

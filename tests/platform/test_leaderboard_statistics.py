@@ -159,13 +159,14 @@ def test_the_api_board_carries_the_statistics(board, client):
     assert orig["rank_test"].startswith("exact McNemar")
 
 
-def test_recounting_a_whole_phase_ranks_it_once_not_once_per_team(board):
+def test_recounting_a_whole_phase_ranks_it_once_not_once_per_team(board, django_capture_on_commit_callbacks):
     phase, _ = board
     before = {row.team: (row.rank, row.rank_tied_with) for row in _rows(phase).values()}
     LeaderboardEntry.objects.filter(phase=phase).update(stats_key="", stat_rank=None)  # force a recompute
     with (
         mock.patch.object(stats, "rank_entries", wraps=stats.rank_entries) as ranked,
         mock.patch.object(stats, "accuracy_interval", wraps=stats.accuracy_interval) as intervals,
+        django_capture_on_commit_callbacks(execute=True),  # the statistics task runs after the commit
     ):
         assert leaderboard_refresh_phase(phase=phase) == 4
     assert ranked.call_count == 1  # one table (Subtask 1) ranked once; per team it was 4 times
