@@ -270,7 +270,7 @@ def _statistics_version() -> int | None:
         return None
     from django.db.models import Sum
 
-    return PhaseStatistics.objects.aggregate(total=Sum("computed_version"))["total"] or 0
+    return PhaseStatistics.objects.aggregate(total=Sum("recomputes"))["total"] or 0
 
 
 class _Board:

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from competitions.models import Competition, Phase, TestSet
 from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex
-from leaderboards.models import LeaderboardEntry, OfficialResult
+from leaderboards.models import LeaderboardEntry, OfficialResult, PhaseStatistics
 from leaderboards.official import official_tables
 from leaderboards.selectors import leaderboard_tables
 from recam.metrics import SCORER_VERSION
@@ -41,13 +41,15 @@ def _tables(phase: Phase, frozen: OfficialResult | None):
 def _version_sql() -> str:
     phase, competition = Phase._meta.db_table, Competition._meta.db_table
     entry, frozen = LeaderboardEntry._meta.db_table, OfficialResult._meta.db_table
+    statistics = PhaseStatistics._meta.db_table
     # Hand-written: compiling the equivalent ORM query with its subqueries costs more than running it.
     return f"""
         SELECT p.id, p.competition_id, p.title, p.counted_policy, p.results_hidden,
           (SELECT COUNT(*) FROM {entry} e WHERE e.phase_id = p.id),
           (SELECT MAX(e.updated_at) FROM {entry} e WHERE e.phase_id = p.id),
           (SELECT COUNT(*) FROM {frozen} o WHERE o.phase_id = p.id),
-          (SELECT MAX(o.frozen_at) FROM {frozen} o WHERE o.phase_id = p.id)
+          (SELECT MAX(o.frozen_at) FROM {frozen} o WHERE o.phase_id = p.id),
+          (SELECT s.recomputes * 2 + (s.requested > s.computed) FROM {statistics} s WHERE s.phase_id = p.id)
         FROM {phase} p JOIN {competition} c ON c.id = p.competition_id
         WHERE c.slug = %s AND p.kind = %s"""
 
@@ -55,21 +57,22 @@ def _version_sql() -> str:
 def _version(slug: str, kind: str) -> tuple[int, int, str]:
     """(phase id, number of frozen results, a version that changes whenever the shown board can), in one indexed query.
 
-    Changes with: a row written or removed, a freeze, publishing or hiding, a new policy or title.
+    Changes with: a row written or removed, a freeze, publishing or hiding, a new policy or title, a
+    statistics version computed or asked for (the board says when its ranks are being updated).
     """
     with connection.cursor() as cursor:
         cursor.execute(_version_sql(), [slug, kind])
         found = cursor.fetchone()
     if found is None:
         raise Http404("no such phase")
-    phase_id, competition_id, title, policy, hidden, rows, written, frozen_n, frozen_at = found
+    phase_id, competition_id, title, policy, hidden, rows, written, frozen_n, frozen_at, stats_state = found
     parts = [competition_id, phase_id, slug, kind, title, policy]
     if hidden:
         parts.append("hidden")
     elif frozen_n:
         parts += ["frozen", frozen_n, frozen_at]
     else:
-        parts += ["live", rows, written]
+        parts += ["live", rows, written, stats_state]
     return phase_id, frozen_n, hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()[:32]
 
 
@@ -100,6 +103,7 @@ def leaderboard(request, slug: str, phase: str):
             "phases": [(p.kind, p.title) for p in phases],
             "hidden": phase_obj.results_hidden,
             "frozen": frozen,
+            "statistics": PhaseStatistics.objects.filter(phase=phase_obj).first() if not frozen else None,
             "tables": [] if phase_obj.results_hidden else _tables(phase_obj, frozen),
             "formats": list(FORMATS),
         }
