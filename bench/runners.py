@@ -63,6 +63,12 @@ def bench_h(options: dict) -> dict:
     return run_lm_window(data_dir=options["data_dir"], questions=options.get("window_questions", 8))
 
 
+def bench_i(options: dict) -> dict:
+    from bench.statistics_cpu import run_statistics_cpu
+
+    return run_statistics_cpu()
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
@@ -80,6 +86,11 @@ BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
         "h_lm_window",
         "(h) The gate's scoring window: CPU-s per question with exact scores cut after K words",
         bench_h,
+    ),
+    "i": (
+        "i_statistics_cpu",
+        "(i) Statistics CPU per score change at 10/100/500 teams: before, incremental, once per burst",
+        bench_i,
     ),
 }
 

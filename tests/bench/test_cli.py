@@ -21,7 +21,7 @@ def test_bench_a_writes_json_and_summary(tmp_path, recam_data_dir):
 def test_unknown_benchmark_is_refused(tmp_path):
     result = CliRunner().invoke(main, ["--only", "z", "--out", str(tmp_path)])
     assert result.exit_code == 1
-    assert "unknown benchmark(s) z: choose from a, b, c, d" in result.output
+    assert "unknown benchmark(s) z: choose from a, b, bs, c, d" in result.output
 
 
 def test_summary_is_written_even_when_no_benchmark_wrote_the_out_dir(tmp_path):
