@@ -63,11 +63,12 @@ def _one(teams: int, seed: int = 3) -> dict:
         for step, (row, values) in enumerate(zip(changed, new_rows, strict=True)):
             m[row], k[row] = values, 10_000 + step
             if per_change:
-                rw = state.update(keys=k, matrix=m)
-                stats.rank_entries(matrix=m, right_wrong=rw)
+                state.update(keys=k, matrix=m)
+                stats.rank_entries(matrix=m, p_values=state.p_values_)
             stats.accuracy_interval(correct=values)
         if not per_change:
-            stats.rank_entries(matrix=m, right_wrong=state.update(keys=k, matrix=m))
+            state.update(keys=k, matrix=m)
+            stats.rank_entries(matrix=m, p_values=state.p_values_)
 
     n = len(changed)
     full = _cpu(full_per_change) / n

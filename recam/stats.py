@@ -45,10 +45,15 @@ class Interval:
 class Ranking:
     ranks: tuple[int, ...]  # 1 + number of entries significantly better, per entry (input order)
     tied_with: tuple[tuple[int, ...], ...]  # indexes of the other entries sharing the rank
-    better_than: tuple[tuple[int, ...], ...]  # indexes of the entries significantly worse than this one
+    better: np.ndarray  # [i, j]: entry i is significantly better than entry j
     p_adjusted: np.ndarray  # symmetric matrix of Holm-adjusted p-values (1 on the diagonal)
     test: str = TEST_NAME
     alpha: float = DEFAULT_ALPHA
+
+    @property
+    def better_than(self) -> tuple[tuple[int, ...], ...]:
+        """Per entry, the indexes of the entries significantly worse than it (built when asked: n x n)."""
+        return tuple(tuple(int(j) for j in np.flatnonzero(row)) for row in self.better)
 
 
 def correctness(*, predictions: Mapping[int, int], gold: Mapping[int, int]) -> np.ndarray:
@@ -153,16 +158,21 @@ def _right_wrong(matrix: np.ndarray, rows: np.ndarray | None = None) -> np.ndarr
     return np.rint(part @ (1.0 - m).T).astype(np.int64)  # Shape: (len(rows) or n, n)
 
 
+def _p_values(only_a: np.ndarray, only_b: np.ndarray) -> np.ndarray:
+    """Exact two-sided McNemar p-values from the discordant counts each way (elementwise)."""
+    discordant = only_a + only_b
+    p = np.minimum(1.0, 2.0 * scipy_stats.binom.cdf(np.minimum(only_a, only_b), discordant, 0.5))
+    p[discordant == 0] = 1.0
+    return p
+
+
 def mcnemar_p_values(right_wrong: np.ndarray) -> np.ndarray:
     """Exact two-sided McNemar p-values from the (n x n) counts of ``_right_wrong``.
 
     For p = 1/2 the binomial is symmetric, so the two-sided exact p-value is min(1, 2 * P(X <= min(b, c)))
     with X ~ Binomial(b + c, 1/2): the value ``binomtest`` returns (tests check the two agree).
     """
-    discordant = right_wrong + right_wrong.T
-    smaller = np.minimum(right_wrong, right_wrong.T)
-    p = np.minimum(1.0, 2.0 * scipy_stats.binom.cdf(smaller, discordant, 0.5))
-    p[discordant == 0] = 1.0
+    p = _p_values(right_wrong, right_wrong.T)
     np.fill_diagonal(p, 1.0)
     return p
 
@@ -199,6 +209,7 @@ class PairwiseCounts:
     def __init__(self) -> None:
         self.keys_: tuple = ()
         self.right_wrong_ = np.zeros((0, 0), dtype=np.int64)
+        self.p_values_ = np.ones((0, 0))  # the pairs' exact McNemar p-values, updated the same way
         self.rows_computed_ = 0  # rows computed by the last update (the cost, for benchmarks)
 
     def update(self, *, keys: Sequence, matrix: np.ndarray) -> np.ndarray:
@@ -210,30 +221,44 @@ class PairwiseCounts:
         changed = np.array([i for i, key in enumerate(keys) if key not in old], dtype=np.int64)
         n = len(keys)
         counts = np.zeros((n, n), dtype=np.int64)
+        p_values = np.ones((n, n))
         if kept:
             source = np.array([old[keys[i]] for i in kept])
             counts[np.ix_(kept, kept)] = self.right_wrong_[np.ix_(source, source)]
+            p_values[np.ix_(kept, kept)] = self.p_values_[np.ix_(source, source)]
         if changed.size:
             rows = _right_wrong(matrix, changed)  # Shape: (changed, n): changed right, others wrong
             counts[changed, :] = rows
             m = np.asarray(matrix, dtype=np.float32)
             counts[:, changed] = np.rint((1.0 - m[changed]) @ m.T).T.astype(np.int64)
-        self.keys_, self.right_wrong_, self.rows_computed_ = keys, counts, int(changed.size)
+            fresh = _p_values(counts[changed, :], counts[:, changed].T)  # Shape: (changed, n)
+            p_values[changed, :] = fresh
+            p_values[:, changed] = fresh.T
+            p_values[changed, changed] = 1.0
+        self.keys_, self.right_wrong_, self.p_values_ = keys, counts, p_values
+        self.rows_computed_ = int(changed.size)
         return counts
 
 
 def rank_entries(
-    *, matrix: np.ndarray, alpha: float = DEFAULT_ALPHA, right_wrong: np.ndarray | None = None
+    *,
+    matrix: np.ndarray,
+    alpha: float = DEFAULT_ALPHA,
+    right_wrong: np.ndarray | None = None,
+    p_values: np.ndarray | None = None,
 ) -> Ranking:
     """Ranks with statistical ties for the rows of a (entries x questions) 0/1 matrix.
 
-    ``right_wrong`` (from ``PairwiseCounts``) saves recounting the pairs when it is already known.
+    ``right_wrong`` or ``p_values`` (from ``PairwiseCounts``) save recounting the pairs when known.
     """
     m = np.asarray(matrix)
     n = m.shape[0]
     if n == 0:
-        return Ranking((), (), (), np.ones((0, 0)), alpha=alpha)
-    p = mcnemar_p_values(_right_wrong(m) if right_wrong is None else right_wrong)
+        return Ranking((), (), np.zeros((0, 0), dtype=bool), np.ones((0, 0)), alpha=alpha)
+    if p_values is not None:
+        p = p_values
+    else:
+        p = mcnemar_p_values(_right_wrong(m) if right_wrong is None else right_wrong)
     upper = np.triu_indices(n, k=1)
     adjusted = np.ones((n, n))
     if upper[0].size:
@@ -245,9 +270,7 @@ def rank_entries(
     np.fill_diagonal(significant, False)
     better = significant & (accuracy[:, None] > accuracy[None, :])  # [i, j]: i significantly better than j
     ranks = 1 + better.sum(axis=0)
-    tied = tied_with(ranks)
-    beats = tuple(tuple(int(j) for j in np.flatnonzero(better[i])) for i in range(n))
-    return Ranking(tuple(int(r) for r in ranks), tied, beats, adjusted, alpha=alpha)
+    return Ranking(tuple(int(r) for r in ranks), tied_with(ranks), better, adjusted, alpha=alpha)
 
 
 def tied_with(ranks: Sequence[int] | np.ndarray) -> tuple[tuple[int, ...], ...]:

@@ -176,8 +176,8 @@ def _ranks(phase_id: int, subtask: int, entries: list[LeaderboardEntry], vectors
     matrix = np.stack([r[1] for r in rows])  # Shape: (ranked teams, questions)
     counts = _PAIRWISE.setdefault((phase_id, subtask), stats.PairwiseCounts())
     keys = [(e.submission_id, r[0]) for e, r in zip(ranked, rows, strict=True)]
-    right_wrong = counts.update(keys=keys, matrix=matrix)
-    ranking = stats.rank_entries(matrix=matrix, right_wrong=right_wrong)
+    counts.update(keys=keys, matrix=matrix)
+    ranking = stats.rank_entries(matrix=matrix, p_values=counts.p_values_)
     for entry, rank in zip(ranked, ranking.ranks, strict=True):
         entry.stat_rank = rank
 

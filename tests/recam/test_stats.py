@@ -160,6 +160,7 @@ def test_pairwise_counts_updated_for_changed_rows_equal_a_full_count():
         got = counts.update(keys=keys, matrix=matrix)
         np.testing.assert_array_equal(got, _right_wrong(matrix))
         assert counts.rows_computed_ <= 2
-        fast, full = rank_entries(matrix=matrix, right_wrong=got), rank_entries(matrix=matrix)
+        np.testing.assert_array_equal(counts.p_values_, pairwise_mcnemar(matrix))
+        fast, full = rank_entries(matrix=matrix, p_values=counts.p_values_), rank_entries(matrix=matrix)
         assert (fast.ranks, fast.tied_with) == (full.ranks, full.tied_with)
         np.testing.assert_array_equal(fast.p_adjusted, full.p_adjusted)
