@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from competitions.models import Phase, Subtask
 from leaderboards.counting import Candidate, counted_per_slot
-from leaderboards.models import LeaderboardEntry
+from leaderboards.models import LeaderboardEntry, PhaseStatistics
 from recam.stats import TEST_NAME as RANK_TEST
 from submissions.models import Submission, SubmissionFile
 from teams.models import Team
@@ -218,3 +218,11 @@ def phase_counted_submission_ids(*, phase: Phase) -> set[int]:
     for team in Team.objects.filter(pk__in=team_ids):
         counted |= counted_submission_ids(phase=phase, team=team)
     return counted
+
+
+def phase_statistics_state(*, phase: Phase) -> dict:
+    """Which statistics version the board shows, and whether a recompute is pending (one query)."""
+    state = PhaseStatistics.objects.filter(phase=phase).first()
+    if state is None:
+        return {"statistics_version": 0, "statistics_updating": False}
+    return {"statistics_version": state.recomputes, "statistics_updating": state.updating}

@@ -310,3 +310,15 @@ def test_the_board_says_which_statistics_version_it_shows_and_when_ranks_are_upd
     assert "ranks-updating" not in page
     PhaseStatistics.objects.filter(phase=phase).update(requested=state.computed + 1)
     assert "ranks-updating" in client.get(url).content.decode()
+
+
+def test_the_api_board_gives_the_statistics_version_and_whether_it_is_updating(board, client):
+    from leaderboards.models import PhaseStatistics
+
+    phase, _ = board
+    url = f"/api/phases/{phase.kind}/leaderboard/?competition={phase.competition.slug}"
+    state = PhaseStatistics.objects.get(phase=phase)
+    body = client.get(url).json()
+    assert (body["statistics_version"], body["statistics_updating"]) == (state.recomputes, False)
+    PhaseStatistics.objects.filter(phase=phase).update(requested=state.computed + 1)
+    assert client.get(url).json()["statistics_updating"] is True
