@@ -38,6 +38,7 @@ POLL_MS = int(os.environ.get("BENCH_POLL_MS", "25"))  # a scripted client's long
 # A first poll sooner than POLL_MS (doubling up to it) measured slower here: an early poll that misses
 # takes a web process and CPU while the worker scores (1.9 polls per upload, p50 90 ms vs 67 ms).
 POLL_FIRST_MS = int(os.environ.get("BENCH_POLL_FIRST_MS", str(POLL_MS)))
+SCORE_DEADLINE_S = 300  # an upload whose score is not visible 5 minutes after it was accepted is an error
 
 
 def _recreate_postgres(url: str) -> None:
@@ -176,7 +177,10 @@ def _one_team(
         body = response.json()
         polls = 0
         wait_ms = POLL_FIRST_MS
+        give_up = time.perf_counter() + SCORE_DEADLINE_S
         while not (body["status"] in ("failed", "waiting") or body["scores"]):
+            if time.perf_counter() > give_up:  # e.g. its scoring task failed for good: never scored
+                break
             time.sleep(wait_ms / 1000)
             wait_ms = min(2 * wait_ms, POLL_MS)
             try:
