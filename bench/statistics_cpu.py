@@ -82,7 +82,6 @@ def _one(teams: int, seed: int = 3) -> dict:
         "cpu_ms_per_change_full_before": round(full * 1000, 1),
         "cpu_ms_per_change_incremental": round(per_change * 1000, 1),
         "cpu_ms_per_change_one_recompute_per_burst": round(per_burst * 1000, 1),
-        "recomputes_per_burst_debounced": 1,
     }
 
 
