@@ -49,7 +49,7 @@ def _version_sql() -> str:
           (SELECT MAX(e.updated_at) FROM {entry} e WHERE e.phase_id = p.id),
           (SELECT COUNT(*) FROM {frozen} o WHERE o.phase_id = p.id),
           (SELECT MAX(o.frozen_at) FROM {frozen} o WHERE o.phase_id = p.id),
-          (SELECT s.recomputes * 2 + (s.requested > s.computed) FROM {statistics} s WHERE s.phase_id = p.id)
+          (SELECT s.recomputes * 2 + CASE WHEN s.requested > s.computed THEN 1 ELSE 0 END FROM {statistics} s WHERE s.phase_id = p.id)
         FROM {phase} p JOIN {competition} c ON c.id = p.competition_id
         WHERE c.slug = %s AND p.kind = %s"""
 
