@@ -306,7 +306,8 @@ def test_the_board_says_which_statistics_version_it_shows_and_when_ranks_are_upd
     url = reverse("leaderboard", kwargs={"slug": phase.competition.slug, "phase": phase.kind})
     state = PhaseStatistics.objects.get(phase=phase)
     page = client.get(url).content.decode()
-    assert f"statistics version {state.recomputes}" in page
+    assert f"statistics version {state.recomputes}, computed" in page
+    assert f"{state.computed_at:%Y-%m-%d %H:%M} UTC" in page
     assert "ranks-updating" not in page
     PhaseStatistics.objects.filter(phase=phase).update(requested=state.computed + 1)
     assert "ranks-updating" in client.get(url).content.decode()
