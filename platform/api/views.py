@@ -20,6 +20,7 @@ from api.errors import api_exception_handler
 from api.selectors import is_organizer, leaderboard_tables_json, phase_for_api, submissions_for_api
 from api.services import token_get_or_create
 from competitions.errors import ApplicationError
+from leaderboards.selectors import phase_statistics_state
 from recam.metrics import SCORER_VERSION
 from submissions.quotas import quota_status
 from submissions.selectors import submission_get_for_user
@@ -140,6 +141,7 @@ class LeaderboardView(ApiView):
             "phase": phase_obj.kind,
             "results_hidden": hidden,
             "scorer_version": SCORER_VERSION,
+            **phase_statistics_state(phase=phase_obj),
             "tables": tables,
         }
         return Response(body)  # shaped as s.LeaderboardSerializer documents; tables come from the cache

@@ -225,6 +225,10 @@ SCORING_WORKERS = env.int("SCORING_WORKERS", default=2)
 # Leaderboard statistics (leaderboards.intervals): bootstrap resamples and seed.
 RECAM_BOOTSTRAP_RESAMPLES = env.int("RECAM_BOOTSTRAP_RESAMPLES", default=1000)
 RECAM_BOOTSTRAP_SEED = env.int("RECAM_BOOTSTRAP_SEED", default=20210401)
+# The statistics task runs once the phase has had no score change for QUIET seconds, and at least every
+# MAX_WAIT seconds during a long burst (docs/statistics.md).
+RECAM_STATISTICS_QUIET_SECONDS = env.float("RECAM_STATISTICS_QUIET_SECONDS", default=1.0)
+RECAM_STATISTICS_MAX_WAIT_SECONDS = env.float("RECAM_STATISTICS_MAX_WAIT_SECONDS", default=5.0)
 
 # --- Scoring that survives faults (docs/operations.md) -----------------------------------------
 # A submission queued or scoring for longer than this is stuck: the reaper re-queues it, and after
