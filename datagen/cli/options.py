@@ -98,7 +98,7 @@ def _window(value: str | int | None) -> int | None:
     show_default=True,
     callback=lambda ctx, param, value: _window(value),
     help='Words of the summary after the blank that the LMs\' exact scores read (0: the word alone), or "all" '
-    "for the whole rest of the summary (the scoring rule before session 11).",
+    "for the whole rest of the summary (the scoring rule of gate versions 3-4 before the window).",
 )
 @click.option(
     "--gate-min-rank",
