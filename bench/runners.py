@@ -56,6 +56,12 @@ def bench_h(options: dict) -> dict:
     return run_lm_window(data_dir=options["data_dir"], questions=options.get("window_questions", 8))
 
 
+def bench_i(options: dict) -> dict:
+    from bench.reader_threads import run_reader_threads
+
+    return run_reader_threads(steps=options.get("thread_steps", 2), repeats=options.get("thread_repeats", 2))
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
@@ -72,6 +78,11 @@ BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
         "h_lm_window",
         "(h) The gate's scoring window: CPU-s per question with exact scores cut after K words",
         bench_h,
+    ),
+    "i": (
+        "i_reader_threads",
+        "(i) torch threads beside a busy process: one GA Reader training step, default vs auto vs 1 thread",
+        bench_i,
     ),
 }
 

@@ -42,3 +42,16 @@ def test_bench_f_runs_to_the_end_on_the_cpu(recam_data_dir):
     assert result["model"].startswith("SmolLM2")
     assert [row["dtype"] for row in result["rows"]] == ["float32", "float32", "float32", "bfloat16"]
     assert result["answers_identical_to_naive"] is True
+
+
+def test_bench_i_times_each_thread_setting_beside_a_busy_process():
+    """A tiny GA Reader: each setting runs in its own process and reports the threads it ran with."""
+    from bench.reader_threads import SETTINGS, run_reader_threads
+
+    shape = {"batch": 2, "passage": 12, "summary": 5, "vocab": 40, "candidates": 8, "dim": 8}
+    result = run_reader_threads(steps=1, repeats=1, hidden=8, hops=1, shape=shape)
+    rows = {row["setting"]: row for row in result["rows"]}
+    assert list(rows) == list(SETTINGS)
+    assert rows["--threads 1"]["threads"] == "1"
+    assert all(row["step_s_median"] > 0 for row in rows.values())
+    assert result["competitors"] == 1
