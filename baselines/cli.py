@@ -9,7 +9,16 @@ import os
 
 import click
 
-from baselines.cli_common import DIR, FILE, NEW_DIR, NEW_FILE, read_questions, set_threads, user_errors
+from baselines.cli_common import (
+    DIR,
+    FILE,
+    NEW_DIR,
+    NEW_FILE,
+    THREADS_HELP,
+    read_questions,
+    set_threads,
+    user_errors,
+)
 from baselines.cli_files import bundle, report, score
 from baselines.cloze_cli import cloth_lm, scde_lm, score_format
 from baselines.commands import (  # noqa: F401  (re-exported for callers of baselines.cli)
@@ -85,7 +94,7 @@ def main() -> None:
 )
 @click.option("--encoder-model", type=DIR, default=None)
 @click.option("--device", default=None, help="default: cuda when available, else cpu")
-@click.option("--threads", type=int, default=1, help="CPU threads for torch (more is slower on a shared CPU)")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help=THREADS_HELP)
 @click.option("--zero-shot", is_flag=True, help="lm: write a zero-shot model dir (nothing trained)")
 @click.option(
     "--lm-model", default=None, help="lm: a GGUF file or HF causal-LM dir (default $LM_MODEL / SmolLM2)"
@@ -153,7 +162,7 @@ def train(reader, train_files, dev_file, exclude_files, output, quiet, threads, 
 @click.option("--seed", type=int, default=13)
 @click.option("--encoder-model", type=DIR, default=None)
 @click.option("--device", default=None)
-@click.option("--threads", type=int, default=1)
+@click.option("--threads", type=click.IntRange(min=1), default=None, help=THREADS_HELP)
 @click.option("--quiet", is_flag=True)
 def adapt(text_files, exclude_files, output, seconds, lr, seed, encoder_model, device, threads, quiet):
     """Masked-language-model adaptation of the encoder (stage 1 of --reader encoder-mlm)."""
@@ -184,7 +193,7 @@ def adapt(text_files, exclude_files, output, seconds, lr, seed, encoder_model, d
 )
 @click.option("--exclude", "exclude_files", type=FILE, multiple=True)
 @click.option("--input", "input_file", type=FILE, required=True)
-@click.option("--threads", type=int, default=1)
+@click.option("--threads", type=click.IntRange(min=1), default=None, help=THREADS_HELP)
 def prior(model, train_files, exclude_files, input_file, threads):
     """Diagnose a reader's learnt answer-word prior (the mean scoring query); see docs/reference/baselines.md."""
     set_threads(threads)
@@ -214,7 +223,7 @@ def prior(model, train_files, exclude_files, input_file, threads):
 @click.option("--input", "input_file", type=FILE, required=True)
 @click.option("--output", type=NEW_FILE, required=True, help="e.g. subtask1.csv")
 @click.option("--device", default=None)
-@click.option("--threads", type=int, default=1)
+@click.option("--threads", type=click.IntRange(min=1), default=None, help=THREADS_HELP)
 @click.option("--last-epoch", is_flag=True, help="readers: the final epoch's weights, not the selected epoch")
 def predict(models, input_file, output, device, threads, last_epoch):
     """Write the official ``id,label`` file (no header) for every question of --input."""

@@ -27,7 +27,14 @@ def read_questions(paths, *, labels: bool):
         return read_files(paths, labels=labels)
 
 
-def set_threads(count: int) -> None:
-    import torch
+THREADS_HELP = (
+    "CPU threads for torch (default: auto, all cores when alone and fewer under load; see docs/operations.md)"
+)
 
-    torch.set_num_threads(max(1, count))
+
+def set_threads(count: int | None) -> int:
+    """torch's CPU threads: ``count`` if given, else $RECAM_TORCH_THREADS, else auto (lexicon.threads)."""
+    from lexicon.threads import set_torch_threads
+
+    with user_errors():
+        return set_torch_threads(count)

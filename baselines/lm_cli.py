@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from baselines.cli_common import read_questions
+from baselines.cli_common import THREADS_HELP, read_questions
 from baselines.commands import read_files, training_questions
 
 LORA_LAYERS_ENV = "LM_LORA_LAYERS"
@@ -96,7 +96,7 @@ def train_lm(
 @click.option("--limit", type=int, default=None, help="the first N questions of --input")
 @click.option("--lm-model", default=None)
 @click.option("--device", default=None)
-@click.option("--threads", type=int, default=1)
+@click.option("--threads", type=click.IntRange(min=1), default=None, help=THREADS_HELP)
 def lm_variants(input_file, output, limit, lm_model, device, threads):
     """Zero-shot LM variants (article window 400/200/none x sum/mean) on a labelled file; accuracy table."""
     from baselines.lm_scorer import load_causal_lm

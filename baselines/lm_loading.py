@@ -87,10 +87,11 @@ def resolve_dtype(*, device: str, dtype: torch.dtype | str | None = None) -> tor
 
 
 def _set_threads(threads: int | None) -> None:
-    """Cap torch's CPU threads (argument, else $LM_THREADS); without a cap torch uses the machine's cores."""
+    """torch's CPU threads: the argument, else $LM_THREADS, else the shared rule (lexicon.threads: auto)."""
+    from lexicon.threads import set_torch_threads
+
     cap = threads or int(os.environ.get(LM_THREADS_ENV, "0") or 0)
-    if cap:
-        torch.set_num_threads(max(1, min(os.cpu_count() or 1, cap)))
+    set_torch_threads(cap or None)
 
 
 def load_causal_lm(
@@ -103,7 +104,7 @@ def load_causal_lm(
     """Load a GGUF file or a local Hugging Face causal-LM directory, in eval mode on ``device``.
 
     ``model_path`` defaults to ``$LM_MODEL``, else the packaged SmolLM2 GGUF. The device is CUDA
-    when present, else CPU (threads = the machine's cores, capped by ``threads`` or ``$LM_THREADS``);
+    when present, else CPU (threads: ``threads``, else ``$LM_THREADS``, else lexicon.threads' rule);
     the dtype follows ``resolve_dtype``.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -75,6 +75,12 @@ def bench_j(options: dict) -> dict:
     return run_statistics_cpu()
 
 
+def bench_k(options: dict) -> dict:
+    from bench.reader_threads import run_reader_threads
+
+    return run_reader_threads(steps=options.get("thread_steps", 2), repeats=options.get("thread_repeats", 2))
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
@@ -102,6 +108,11 @@ BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
         "j_statistics_cpu",
         "(j) Statistics CPU per score change at 10/100/500 teams: before, incremental, once per burst",
         bench_j,
+    ),
+    "k": (
+        "k_reader_threads",
+        "(k) torch threads beside a busy process: one GA Reader training step, default vs auto vs 1 thread",
+        bench_k,
     ),
 }
 

@@ -30,6 +30,18 @@ app.set_default()  # services send by name through celery.current_app, from any 
 
 
 @celeryd_init.connect
+def _one_torch_thread_per_worker(**_kwargs) -> None:
+    """A worker computes on one torch thread unless the operator set RECAM_TORCH_THREADS (lexicon.threads).
+
+    Workers run beside each other and beside the web: each at torch's default of one thread per core
+    would oversubscribe the cores. Set before the pool starts, so every pool process inherits it.
+    """
+    from lexicon.threads import ENV
+
+    os.environ.setdefault(ENV, "1")
+
+
+@celeryd_init.connect
 def _scoring_worker_options(conf=None, options=None, **_kwargs) -> None:
     """A worker that consumes only the scoring queue gets the scoring broker options (settings.py).
 

@@ -24,9 +24,11 @@ TASK_NAME = "baselines.predict"
 def baselines_predict(*, models: list[str], input_path: str, output_path: str) -> dict:
     """Write the ``id,label`` file of ``input_path`` predicted by ``models`` (their ensemble)."""
     from baselines.commands import ensemble_predictions
+    from lexicon.threads import set_torch_threads
     from recam.records import read_questions
     from recam.submission import write_predictions
 
+    set_torch_threads()  # one per worker unless the operator chose (lexicon.threads)
     questions = read_questions(input_path)
     labels = ensemble_predictions(models=tuple(Path(m) for m in models), questions=questions)
     Path(output_path).parent.mkdir(parents=True, exist_ok=True)

@@ -50,6 +50,9 @@ def _candidates(job, folder: Path) -> None:
     from console.generation import job_progress
     from datagen.targets.pipeline import Settings, local_runner
     from datagen.targets.shards import run_candidates
+    from lexicon.threads import set_torch_threads
+
+    set_torch_threads()  # the encoder's; the options step below passes threads=1
 
     values = job.settings
     config = Settings(

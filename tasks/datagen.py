@@ -20,6 +20,7 @@ from datagen.targets.pipeline import (
     select_pairs,
 )
 from datagen.xsum import Pair
+from lexicon.threads import set_torch_threads
 from tasks.app import app
 
 _LONG = {
@@ -33,6 +34,7 @@ _LONG = {
 @app.task(name="datagen.candidates_shard", **_LONG)
 def candidates_shard(pairs: list[dict], settings: dict) -> dict:
     """Both stages of one shard (encoder off, or one machine doing everything)."""
+    set_torch_threads()  # one per worker unless the operator chose (lexicon.threads)
     config = Settings(**settings)
     res = load_resources(settings=config)
     return run_shard(pairs=[Pair(**p) for p in pairs], settings=config, res=res)
@@ -49,6 +51,7 @@ def select_shard(pairs: list[dict], settings: dict) -> list[dict]:
 @app.task(name="datagen.finish_shard", **_LONG)
 def finish_shard(states: list[dict], settings: dict) -> dict:
     """Stage 2 of one shard: the contextual filter (encoder) and the records."""
+    set_torch_threads()
     config = Settings(**settings)
     res = load_resources(settings=config)
     return finish_states(states=[PairState.from_json(s) for s in states], settings=config, res=res)

@@ -8,6 +8,7 @@ from django.conf import settings
 
 from datagen.options.lm_words import gate_scores
 from datagen.options.retrieval import run_planned_fold
+from lexicon.threads import set_torch_threads
 from tasks.app import app
 
 
@@ -20,6 +21,7 @@ from tasks.app import app
 )
 def options_train_fold(*, work_dir: str, subtask: str, reader: str, fold: int) -> dict:
     """Bad input (a stale work dir, a missing file) raises ValueError: a terminal failure, no retry."""
+    set_torch_threads()  # one per worker unless the operator chose (lexicon.threads)
     return run_planned_fold(work_dir=work_dir, subtask=subtask, reader=reader, fold=fold, progress=False)
 
 

@@ -36,3 +36,17 @@ def xsum_path() -> Path:
     if not path.is_file():
         pytest.fail(f"the XSum sample is not at {path}: set XSUM_PATH")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(request):
+    """Each Django test starts with an empty cache: rate-limit counters key on user ids, which a rolled-back
+    test database hands out again, so counts left by one test must not throttle the next."""
+    if "django_db_setup" not in request.fixturenames and not request.node.get_closest_marker("django_db"):
+        yield
+        return
+    from django.core.cache import caches
+
+    for cache in caches.all():
+        cache.clear()
+    yield

@@ -46,7 +46,11 @@ ROWS = ("wordfreq", *READER_ROWS, "readers", "lm", "both")
 @click.option("--hops", type=click.IntRange(min=1), help="GA Reader hops (default 3).")
 @click.option("--batch-size", type=click.IntRange(min=1), help="Reader batch size (default 32).")
 @click.option("--lm-model", help="Causal LM for the LM ranker (default LM_MODEL or SmolLM2-135M).")
-@click.option("--threads", type=click.IntRange(min=1), help="Torch CPU threads (default: the machine's).")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    help="Torch CPU threads (default: auto, all cores when alone and fewer under load; docs/operations.md).",
+)
 @click.option("--device", help="Torch device (default: CUDA when present, else cpu).")
 @click.option(
     "--work-dir",
@@ -74,10 +78,9 @@ def distractors_bench(
     needs_readers = {"readers", "both", *READER_ROWS} & set(names)
     if needs_readers and not reader_train:
         raise click.UsageError(f"the rows {', '.join(sorted(needs_readers))} need --reader-train FILE")
-    if threads:
-        import torch
+    from lexicon.threads import set_torch_threads
 
-        torch.set_num_threads(threads)
+    set_torch_threads(threads)
     work = Path(work_dir) if work_dir else resources.models_dir() / "distractor-bench"
     choices = {"wordfreq": wordfreq_ranker}
     info: dict = {}

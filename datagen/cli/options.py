@@ -66,7 +66,9 @@ def _window(value: str | int | None) -> int | None:
     help="Celery backend: seconds to wait for each fold's result (default CELERY_LONG_TASK_TIME_LIMIT).",
 )
 @click.option(
-    "--threads", type=click.IntRange(min=1), help="Torch CPU threads (local backend); 1 on a busy machine."
+    "--threads",
+    type=click.IntRange(min=1),
+    help="Torch CPU threads (local backend; default: auto, all cores when alone and fewer under load).",
 )
 @click.option("--device", help='Torch device, e.g. "cpu" or "cuda" (default: CUDA when present).')
 @click.option(
@@ -98,7 +100,7 @@ def _window(value: str | int | None) -> int | None:
     show_default=True,
     callback=lambda ctx, param, value: _window(value),
     help='Words of the summary after the blank that the LMs\' exact scores read (0: the word alone), or "all" '
-    "for the whole rest of the summary (the scoring rule before session 11).",
+    "for the whole rest of the summary (the scoring rule of gate versions 3-4 before the window).",
 )
 @click.option(
     "--gate-min-rank",
@@ -301,10 +303,9 @@ def _default_work_dir(plan: Plan) -> Path:
 
 
 def _run_local(*, work: Path, jobs: list[tuple[str, str, int]], threads: int | None) -> None:
-    if threads:
-        import torch
+    from lexicon.threads import set_torch_threads
 
-        torch.set_num_threads(threads)
+    set_torch_threads(threads)
     for subtask, reader, fold in tqdm(jobs, desc="folds", unit="fold"):
         tqdm.write(f"subtask {subtask}, {reader}, fold {fold}")
         run_planned_fold(work_dir=work, subtask=subtask, reader=reader, fold=fold, progress=True)

@@ -20,7 +20,9 @@ from datagen.quality.run import quality_with_lm
     "--cache-dir", type=click.Path(file_okay=False), help="Score cache (default MODELS_DIR/quality)."
 )
 @click.option(
-    "--threads", type=click.IntRange(min=1), help="Torch CPU threads (2 at most on a shared machine)."
+    "--threads",
+    type=click.IntRange(min=1),
+    help="Torch CPU threads (default: auto, all cores when alone and fewer under load; docs/operations.md).",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def quality(input_path, output_path, model, device, article_tokens, batch_size, cache_dir, threads, quiet):

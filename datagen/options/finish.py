@@ -73,7 +73,7 @@ def finish(
     ``gate-scores2-<model key>.jsonl``.
 
     ``lm_window``: the words after the blank both LMs' exact scores read (:data:`datagen.options.lm_words.WINDOW`;
-    None: to the end of the summary, the scoring rule of gate versions 3-4 before session 11).
+    None: to the end of the summary, the scoring rule of gate versions 3-4 before the window).
     """
     from lexicon.resources import wordnet
     from lexicon.vectors import load_vectors

@@ -1,4 +1,4 @@
-"""The adversarial gate (issue #16, in the spirit of SWAG's adversarial filtering), pure part.
+"""The adversarial gate (in the spirit of SWAG's adversarial filtering), pure part.
 
 For one question, every admissible pool word (already in the gold's form) has three scores: the
 article-aware LM's log-likelihood of the summary filled with it given the article (``article``), the
@@ -49,8 +49,8 @@ eligible and "above" words only shrink under the second LM, so its scores cannot
 both LMs: either LM alone may rank the gold lower still (a "below" word may be above it for one LM).
 
 No scorer here is fitted on the questions it judges (the LM and the prior are used as shipped; the
-readers that fill the pool are k-fold): the issue's "k-fold so no model judges questions it was
-fitted on" holds by construction. Each chosen option records why it was chosen.
+readers that fill the pool are k-fold): "no model judges questions it was fitted on" holds by
+construction. Each chosen option records why it was chosen.
 """
 
 import hashlib

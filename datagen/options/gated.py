@@ -1,4 +1,4 @@
-"""Ranked and gated option generation (issue #16): pool -> agreeing forms -> reuse cap -> gate -> checks.
+"""Ranked and gated option generation: pool -> agreeing forms -> reuse cap -> gate -> checks.
 
 The paper's path (:func:`datagen.options.build.build_dataset`, ``--ranker readers --no-gate``) stays as it
 was. Here the pool of a question is the readers' top words (when ranked by readers) plus the LM

@@ -1,4 +1,4 @@
-"""The paper's readers as rows of the distractor benchmark (issue #16): trained elsewhere, ranking here.
+"""The paper's readers as rows of the distractor benchmark: trained elsewhere, ranking here.
 
 Each reader (§3.5: GA, attentive, attentive + gloss) is trained in candidate-set mode, as option
 generation trains it (``datagen.options.retrieval.run_fold``: the answer is one word of a candidate set), on

@@ -1,4 +1,4 @@
-"""Distractor benchmark (issue #16): rankers propose distractors for ReCAM dev; ReCAM's four real ones judge.
+"""Distractor benchmark: rankers propose distractors for ReCAM dev; ReCAM's four real ones judge.
 
 For each question the ranker orders the candidate vocabulary (every option word of the file, the
 gold excluded); the question's four real distractors are the relevant items. Metrics (those of CDGP,

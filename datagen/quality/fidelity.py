@@ -45,7 +45,7 @@ BEFORE = {
     "calibration": "in-sample",
     "pos_rescue": False,
 }
-# Pipeline version 2 (issue #12, first pass): version 3's defaults but our Lesk over a window.
+# Pipeline version 2: version 3's defaults but our Lesk over a window.
 PREVIOUS = {"wsd": "lesk", "wsd_context": "window", "calibration": "in-sample"}
 
 

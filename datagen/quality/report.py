@@ -1,4 +1,4 @@
-"""Per-question quality report: does a question need its article? (issue #16, pure core).
+"""Per-question quality report: does a question need its article? (pure core).
 
 For each question: the five option scores of the LM with the article and without it (options-only,
 the question alone), and of the word-frequency prior (:mod:`datagen.options.prior`). Per dataset: accuracy

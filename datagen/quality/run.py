@@ -25,7 +25,7 @@ def lm_scorer(
     device: str | None = None,
     article_tokens: int = 400,
     batch_size: int = 8,
-    threads: int | None = 2,
+    threads: int | None = None,
 ) -> tuple[ScoreFn, dict]:
     """A batch score function over the shared LM scorer, and its identity (model and scorer code hashes).
 
@@ -76,7 +76,7 @@ def quality_with_lm(
     device: str | None = None,
     article_tokens: int = 400,
     batch_size: int = 8,
-    threads: int | None = 2,
+    threads: int | None = None,
     cache_dir: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict:

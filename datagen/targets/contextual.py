@@ -91,13 +91,12 @@ def calibrate(*, pairs: Sequence, nlp, encoder) -> dict:
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
 def main(input_path: Path, n_pairs: int, output: Path | None) -> None:
     """Print (and optionally write) the calibration of the contextual threshold on XSum pairs."""
-    import torch
-
     from datagen.nlp import load_nlp
     from datagen.targets.encoder import load_encoder
     from datagen.xsum import read_pairs
+    from lexicon.threads import set_torch_threads
 
-    torch.set_num_threads(min(2, torch.get_num_threads()))
+    set_torch_threads()
     pairs, _ = read_pairs(path=input_path)
     report = calibrate(pairs=pairs[:n_pairs], nlp=load_nlp(), encoder=load_encoder())
     report["input"] = str(input_path)

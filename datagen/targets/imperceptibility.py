@@ -5,7 +5,7 @@ The paper (§3.2) trains its scorer on MRC and then uses it "to assign an imperc
 word that is not in the MRC Psycholinguistic Database"; a rated word keeps its human rating. The
 regressor's output is mapped onto the ratings' scale by isotonic regression (monotone,
 ``sklearn.isotonic``) fitted on the scorer's own *training* split only (recomputed from its seed,
-checked against the split hash saved with the model). ``held-out`` (the default, issue #12) fits the
+checked against the split hash saved with the model). ``held-out`` (the default) fits the
 map on out-of-fold predictions of that split (``FOLDS`` networks with the model's settings, each
 predicting the words it did not see), as the map serves only words the model has not seen;
 ``in-sample`` (pipeline version 3) fits it on the final model's own predictions of its training words.

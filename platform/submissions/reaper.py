@@ -1,7 +1,7 @@
 """The reaper: submissions stuck in queued or scoring are re-queued, or failed after too many tries.
 
 A worker killed mid-scoring, a Redis that lost its queue or a task that hit its time limit leaves a
-submission queued or scoring for ever (the #1 complaint on CodaLab, Codabench and EvalAI). Celery beat
+submission queued or scoring for ever (the most common complaint on CodaLab, Codabench and EvalAI). Celery beat
 runs ``tasks.reaper.reap_stuck_submissions`` every REAPER_INTERVAL_SECONDS; it calls
 ``submissions.services.submissions_reap`` (the writes); this module holds what that decides by.
 Scoring is idempotent, so a re-queued submission whose old task shows up after all is scored once:

@@ -51,3 +51,16 @@ def test_summary_keeps_the_hand_written_performance_notes(tmp_path):
     text = write_summary(out_dir=tmp_path).read_text(encoding="utf-8")
     assert text.startswith("# Benchmark results")
     assert "## Performance\n\nbefore / after rows" in text
+
+
+def test_bench_k_times_each_thread_setting_beside_a_busy_process():
+    """A tiny GA Reader: each setting runs in its own process and reports the threads it ran with."""
+    from bench.reader_threads import SETTINGS, run_reader_threads
+
+    shape = {"batch": 2, "passage": 12, "summary": 5, "vocab": 40, "candidates": 8, "dim": 8}
+    result = run_reader_threads(steps=1, repeats=1, hidden=8, hops=1, shape=shape)
+    rows = {row["setting"]: row for row in result["rows"]}
+    assert list(rows) == list(SETTINGS)
+    assert rows["--threads 1"]["threads"] == "1"
+    assert all(row["step_s_median"] > 0 for row in rows.values())
+    assert result["competitors"] == 1

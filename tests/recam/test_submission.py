@@ -1,4 +1,4 @@
-"""The upload parser: one test per error the platform issue lists, asserting the message, file and line."""
+"""The upload parser: one test per error it reports, asserting the message, file and line."""
 
 import io
 import zipfile
