@@ -203,3 +203,25 @@ def test_report_shows_disto_scores_only_when_given():
         k: v if k != "questions" else [r | {"disto": s} for r, s in zip(v, scores, strict=True)]
         for k, v in plain.items()
     }
+
+
+def test_run_quality_passes_the_disto_scores_into_both_report_files(tmp_path):
+    from datagen.quality.run import run_quality
+
+    questions = toy(4, seed=8)
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(q.to_json()) + "\n" for q in questions), encoding="utf-8")
+
+    def disto_scores(batch):
+        return {
+            "scores": [[None if j == q.label else 0.5 for j in range(5)] for q in batch],
+            "model": {"dir": "m"},
+        }
+
+    report = run_quality(
+        input_path=source, output_path=tmp_path / "r.json", score_fn=lambda b, _: np.zeros((len(b), 5)),
+        identity={"model": "fake"}, cache_dir=tmp_path / "c", disto=disto_scores,
+    )  # fmt: skip
+    assert report["disto"]["mean_distractor_score"] == 0.5
+    assert json.loads((tmp_path / "r.json").read_text())["questions"][0]["disto"][questions[0].label] is None
+    assert "| mean DISTO score of the distractors | 0.500 |" in (tmp_path / "r.md").read_text()
