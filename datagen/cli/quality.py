@@ -24,8 +24,15 @@ from datagen.quality.run import quality_with_lm
     type=click.IntRange(min=1),
     help="Torch CPU threads (default: auto, all cores when alone and fewer under load; docs/operations.md).",
 )
+@click.option(
+    "--disto-model",
+    type=click.Path(exists=True, file_okay=False),
+    help="A DISTO model dir: score each option.",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def quality(input_path, output_path, model, device, article_tokens, batch_size, cache_dir, threads, quiet):
+def quality(
+    input_path, output_path, model, device, article_tokens, batch_size, cache_dir, threads, disto_model, quiet
+):
     """Score every question with and without its article; write REPORT.json and REPORT.md."""
     bar = tqdm(desc="scores", unit="q", disable=quiet)
 
@@ -37,9 +44,9 @@ def quality(input_path, output_path, model, device, article_tokens, batch_size, 
         report = quality_with_lm(
             input_path=input_path, output_path=output_path, model_path=model, device=device,
             article_tokens=article_tokens, batch_size=batch_size, threads=threads, cache_dir=cache_dir,
-            progress=progress,
+            progress=progress, disto_model=disto_model,
         )  # fmt: skip
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         bar.close()

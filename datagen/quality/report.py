@@ -88,8 +88,13 @@ def build_report(
     lm_with: np.ndarray,
     lm_without: np.ndarray,
     provenance: dict,
+    disto: dict | None = None,
 ) -> dict:
-    """The report (a JSON-ready dict; schema in docs/reference/quality-report.md) from the LM's two score matrices."""
+    """The report (a JSON-ready dict; schema in docs/reference/quality-report.md) from the LM's two score matrices.
+
+    ``disto`` (optional): ``{"scores": per question the five options' DISTO scores, None at the gold,
+    "model": what identifies the model}``; it adds a ``disto`` field per question and a summary.
+    """
     labels = [q.label for q in questions]
     if any(label is None for label in labels):
         raise ValueError("the quality report needs gold labels on every question")
@@ -105,7 +110,7 @@ def build_report(
         by = [name for name in (LM, PRIOR) if probs[name][i, q.label] >= FLAG_PROBABILITY]
         flagged += bool(by)
         rows.append(_question_row(q=q, i=i, scores=scores, probs=probs, eff=eff, mi=mi, flagged_by=by))
-    return {
+    report = {
         "with_article_accuracy": calibration.accuracy(scores=lm_with, labels=labels),
         "options_only_accuracy": {
             n: calibration.accuracy(scores=scores[n], labels=labels) for n in (LM, PRIOR)
@@ -127,6 +132,23 @@ def build_report(
         },
         "input": provenance.get("input", {}),
         "questions": rows,
+    }
+    if disto is not None:
+        _add_disto(report, disto)
+    return report
+
+
+def _add_disto(report: dict, disto: dict) -> None:
+    scores = disto["scores"]
+    if len(scores) != len(report["questions"]):
+        raise ValueError(f"{len(scores)} rows of DISTO scores for {len(report['questions'])} questions")
+    for row, per_option in zip(report["questions"], scores, strict=True):
+        row["disto"] = [None if s is None else round(float(s), 4) for s in per_option]
+    values = [s for per_option in scores for s in per_option if s is not None]
+    report["disto"] = {
+        "mean_distractor_score": float(np.mean(values)) if values else None,
+        "distractors": len(values),
+        "model": disto.get("model", {}),
     }
 
 
@@ -154,4 +176,10 @@ def summary_line(report: dict) -> str:
         f"options-only LM {100 * oo[LM]:.1f}% / {PRIOR} {100 * oo[PRIOR]:.1f}%, "
         f"effective options LM {eff[LM]:.2f} / {PRIOR} {eff[PRIOR]:.2f}, "
         f"contextual MI {report['contextual_mi']:.3f} nats, flagged {report['flagged']['count']}"
+        + _disto_summary(report)
     )
+
+
+def _disto_summary(report: dict) -> str:
+    mean = report.get("disto", {}).get("mean_distractor_score")
+    return "" if mean is None else f", mean DISTO of the distractors {mean:.3f}"

@@ -79,6 +79,7 @@ def quality_with_lm(
     threads: int | None = None,
     cache_dir: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    disto_model: str | Path | None = None,
 ) -> dict:
     """The report scored by the causal LM (or a saved LM reader directory): the CLI's and the task's path."""
     score_fn, identity = lm_scorer(
@@ -91,7 +92,24 @@ def quality_with_lm(
     return run_quality(
         input_path=input_path, output_path=output_path, score_fn=score_fn, identity=identity,
         cache_dir=cache_dir, batch_size=4 * batch_size, progress=progress,
+        disto=disto_scorer(model_dir=disto_model, device=device) if disto_model else None,
     )  # fmt: skip
+
+
+def disto_scorer(*, model_dir: str | Path, device: str | None = None) -> Callable[[Sequence[Question]], dict]:
+    """The DISTO model of ``model_dir`` with its encoder (``ENCODER_MODEL``), as a report's ``disto`` input."""
+    from datagen.quality.disto import SentenceEncoder, load_model
+    from datagen.quality.disto_eval import score_options
+
+    encoder = SentenceEncoder.load(device=device)
+    model = load_model(model_dir, encoder=encoder)
+    identity = {"dir": str(model_dir), "encoder_sha256": encoder.sha256, "version": model.manifest["version"]}
+    identity["training"] = model.manifest["training"]
+
+    def score(questions: Sequence[Question]) -> dict:
+        return {"scores": score_options(model=model, encoder=encoder, questions=questions), "model": identity}
+
+    return score
 
 
 def run_quality(
@@ -103,8 +121,11 @@ def run_quality(
     cache_dir: str | Path | None = None,
     batch_size: int = 16,
     progress: Callable[[int, int], None] | None = None,
+    disto: Callable[[Sequence[Question]], dict] | None = None,
 ) -> dict:
     """Score ``input_path`` (labelled ReCAM jsonl), write ``output_path`` (.json) and a .md beside it.
+
+    ``disto`` (optional, e.g. ``disto_scorer``) adds each option's DISTO score and their mean.
 
     ``progress(done, total)`` is called after each batch (questions scored twice: with and without
     the article). Bad input raises ValueError naming the file and line.
@@ -152,6 +173,7 @@ def run_quality(
                 "questions": len(questions),
             },
         },
+        disto=disto(questions) if disto is not None else None,
     )
     output_path.parent.mkdir(parents=True, exist_ok=True)
     output_path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
@@ -185,6 +207,7 @@ def markdown(report: dict) -> str:
         *(f"| effective options ({n}) | {v:.2f} of 5 |" for n, v in eff.items()),
         f"| contextual MI (LM, nats) | {report['contextual_mi']:.3f} |",
         f"| flagged ({report['flagged']['rule']}) | {report['flagged']['count']} |",
+        *_disto_rows(report),
         "",
         "## Flagged questions (first 50)",
         "",
@@ -193,3 +216,9 @@ def markdown(report: dict) -> str:
         options = ", ".join(f"**{o}**" if i == row["label"] else o for i, o in enumerate(row["options"]))
         lines.append(f"- {row['id']} ({', '.join(row['flagged_by'])}): {options}")
     return "\n".join(lines) + "\n"
+
+
+def _disto_rows(report: dict) -> list[str]:
+    if "disto" not in report or report["disto"]["mean_distractor_score"] is None:
+        return []
+    return [f"| mean DISTO score of the distractors | {report['disto']['mean_distractor_score']:.3f} |"]
