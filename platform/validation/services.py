@@ -12,6 +12,7 @@ from django.db import transaction
 
 from competitions.errors import ApplicationError
 from recam.records import Question, iter_questions
+from recam.siblings import leak_message, sibling_leaks
 from validation.models import BatchQuestion, ValidationBatch
 from validation.selectors import ANNOTATOR_GROUP
 
@@ -85,6 +86,9 @@ def batch_create(
     """Parse everything first (nothing is stored on an error), then store the batch in one transaction."""
     batch_settings.check()
     generated = parse_labelled_jsonl(name=source_name, data=data)
+    leaks = sibling_leaks(generated)
+    if leaks:  # one question answers another: not a set to validate (docs/validation.md)
+        raise ApplicationError(leak_message(leaks, source=source_name))
     gold_questions: list[Question] = []
     gold_name = ""
     if batch_settings.gold_rate > 0:

@@ -183,3 +183,24 @@ def test_recam_validation_batch_command(db, recam_data_dir, tmp_path):
             "recam_validation_batch", str(generated), "--quality", str(bad_report), stdout=io.StringIO()
         )
     assert ValidationBatch.objects.count() == 1
+
+
+def test_a_generated_file_whose_siblings_leak_answers_is_refused_with_the_ids(db, recam_data_dir):
+    records = [
+        json.loads(line)
+        for line in jsonl_bytes(path=recam_data_dir / "training_data/Task_2_dev.jsonl", count=2)
+        .decode()
+        .splitlines()
+    ]
+    first, second = records
+    second["article"] = first["article"]  # two questions on one article ...
+    second["question"] = (
+        f"The {first['option_' + str(first['label'])]} was @placeholder ."  # ... one gives the other away
+    )
+    data = "".join(json.dumps(r) + "\n" for r in (first, second)).encode()
+    with pytest.raises(ApplicationError) as caught:
+        batch_create(name="x", source_name="gen.jsonl", data=data, batch_settings=BatchSettings(gold_rate=0))
+    assert "gen.jsonl: 1 sibling leak(s)" in caught.value.message
+    assert "question 0's answer" in caught.value.message
+    assert "is in question 1" in caught.value.message
+    assert ValidationBatch.objects.count() == 0
