@@ -26,6 +26,7 @@ class BatchSettings:
     allow_none: bool = True
     gold_rate: float = 0.2
     min_gold_accuracy: float = 0.4
+    two_stage: bool = False  # answers without the article first (validation.two_stage)
 
     def check(self) -> None:
         if not 1 <= self.annotations_per_question <= 50:
