@@ -184,7 +184,9 @@ def _refuse_sibling_leaks(*, recam: Path, name: str) -> None:
     """A generated set where one question's answer is in another question on the same article is not
     a test set (recam.siblings): refused with the ids, nothing loaded."""
     try:
-        questions = list(iter_questions(recam.read_text(encoding="utf-8-sig").splitlines(), source=recam.name))
+        questions = list(
+            iter_questions(recam.read_text(encoding="utf-8-sig").splitlines(), source=recam.name)
+        )
     except ValueError as exc:
         raise ApplicationError(str(exc)) from None
     leaks = sibling_leaks(questions)

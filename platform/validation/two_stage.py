@@ -9,14 +9,17 @@ accuracy of the same annotators, the unique-answer rate and the marks (docs/vali
 """
 
 import datetime as dt
+import json
 from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
 
 from django.db import transaction
 
 from competitions.errors import ApplicationError
 from recam.agreement import NONE_FITS
 from recam.records import NUM_OPTIONS
-from validation.assignments import annotation_answer
+from validation.assignments import annotation_answer, assignment_get_or_create
 from validation.models import Annotation, Assignment, ValidationBatch
 
 
@@ -154,3 +157,75 @@ def two_stage_rows(*, batch: ValidationBatch) -> list[dict]:
             "multiple_fit": a.multiple_fit, "ungrammatical": a.ungrammatical,
         })  # fmt: skip
     return rows
+
+
+def parse_answer_file(*, name: str, data: bytes, items: set[int]) -> dict[int, dict]:
+    """An annotator's answers, ``{item: {noarticle, witharticle, multiple_fit, ungrammatical}}`` (item
+    numbers as keys, answers 0-4 or -1); errors name the file and the item."""
+    try:
+        found = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApplicationError(f"{name}: not a JSON document ({exc})") from None
+    if not isinstance(found, dict):
+        raise ApplicationError(f"{name}: expected an object of item numbers")
+    answers = {}
+    for key, value in found.items():
+        where = f"{name}, item {key}"
+        if not str(key).isdigit() or int(key) not in items:
+            raise ApplicationError(f"{where}: not an item of the batch")
+        if not isinstance(value, dict):
+            raise ApplicationError(f"{where}: expected an object")
+        for stage in ("noarticle", "witharticle"):
+            if value.get(stage) not in (*range(NUM_OPTIONS), NONE_FITS) or isinstance(value.get(stage), bool):
+                raise ApplicationError(
+                    f"{where}: {stage!r} must be an option 0-4 or -1, got {value.get(stage)!r}"
+                )
+        for mark in ("multiple_fit", "ungrammatical"):
+            if not isinstance(value.get(mark, False), bool):
+                raise ApplicationError(f"{where}: {mark!r} must be true or false")
+        answers[int(key)] = value
+    return answers
+
+
+def batch_from_answer_files(
+    *, name: str, source_name: str, data: bytes, answer_files: Sequence[tuple[str, bytes]], created_by=None
+) -> ValidationBatch:
+    """A two-stage batch of a blind file (``recam.blind.batch_records``: id = item number) answered
+    offline: one annotator account per answer file (``annotator-<file stem>``), each answer recorded
+    through the same services as the pages (first without the article, then with it)."""
+    from django.contrib.auth import get_user_model
+
+    from validation.services import BatchSettings, annotator_set, batch_create
+
+    if not answer_files:
+        raise ApplicationError("no answer files")
+    size = len([line for line in data.decode("utf-8-sig").splitlines() if line.strip()])
+    with transaction.atomic():
+        batch = batch_create(
+            name=name, source_name=source_name, data=data, created_by=created_by,
+            batch_settings=BatchSettings(annotations_per_question=len(answer_files), questions_per_assignment=size,
+                                         gold_rate=0, min_gold_accuracy=0, two_stage=True),
+        )  # fmt: skip
+        items = set(batch.questions.values_list("question_id", flat=True))
+        for file_name, content in answer_files:
+            answers = parse_answer_file(name=file_name, data=content, items=items)
+            username = "annotator-" + Path(file_name).stem.removeprefix("answers-")
+            user, _ = get_user_model().objects.get_or_create(username=username)
+            annotator_set(user=user)
+            assignment = assignment_get_or_create(batch=batch, annotator=user)
+            for annotation in assignment.annotations.select_related("item"):
+                given = answers.get(annotation.item.question_id)
+                if given is None:
+                    continue
+                annotation_answer_without_article(
+                    assignment=assignment,
+                    annotator=user,
+                    annotation_id=annotation.pk,
+                    answer=given["noarticle"],
+                )
+                annotation_answer_with_article(
+                    assignment=assignment, annotator=user, annotation_id=annotation.pk,
+                    answer=given["witharticle"], multiple_fit=given.get("multiple_fit", False),
+                    ungrammatical=given.get("ungrammatical", False),
+                )  # fmt: skip
+    return batch

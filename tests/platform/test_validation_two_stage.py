@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from competitions.errors import ApplicationError
 from tests.platform.factories import UserFactory
-from tests.platform.validation_helpers import make_annotator, make_batch
+from tests.platform.validation_helpers import jsonl_bytes, make_annotator, make_batch
 from validation.assignments import annotation_answer, assignment_get_or_create
 from validation.models import Annotation, Assignment
 from validation.two_stage import (
@@ -141,3 +141,33 @@ def test_plain_answers_still_work_in_a_one_stage_batch(db, recam_data_dir):
     annotation = assignment.annotations.first()
     annotation_answer(assignment=assignment, annotator=annotator, annotation_id=annotation.pk, answer=1)
     assert two_stage_results(batch=batch)["two_stage"] is False
+
+
+def test_offline_answer_files_become_a_batch_with_rates_per_source(db, recam_data_dir, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    generated = tmp_path / "gen.jsonl"
+    generated.write_bytes(jsonl_bytes(path=recam_data_dir / "training_data/Task_1_dev.jsonl", count=3))
+    out = tmp_path / "blind"
+    call_command("recam_validation_blind", generated=generated, count=3, out=out,
+                 reference=recam_data_dir / "training_data/Task_2_dev.jsonl")  # fmt: skip
+    key = json.loads((out / "key.json").read_text())
+    assert sorted(v["source"] for v in key.values()) == ["generated"] * 3 + ["recam"] * 3
+    for name, right in (("ann1", True), ("ann2", False)):
+        answers = {
+            item: {"noarticle": -1, "witharticle": v["label"] if right else (v["label"] + 1) % 5,
+                   "multiple_fit": not right, "ungrammatical": False}
+            for item, v in key.items()
+        }  # fmt: skip
+        (tmp_path / f"answers-{name}.json").write_text(json.dumps(answers))
+    stdout = io.StringIO()
+    call_command("recam_validation_answers", out / "batch.jsonl", tmp_path / "answers-ann1.json",
+                 tmp_path / "answers-ann2.json", export=tmp_path / "export", stdout=stdout)  # fmt: skip
+    table = json.loads(stdout.getvalue())["by_source"]
+    assert table["generated"]["with_article_accuracy"] == 0.5
+    assert table["recam"]["without_article_accuracy"] == 0.0
+    assert table["recam"]["multiple_fit_rate"] == 0.5
+    assert (tmp_path / "export" / "two_stage.json").is_file()
+    (tmp_path / "answers-bad.json").write_text(json.dumps({"99": {"noarticle": 0, "witharticle": 7}}))
+    with pytest.raises(CommandError, match=r"answers-bad\.json, item 99: not an item of the batch"):
+        call_command("recam_validation_answers", out / "batch.jsonl", tmp_path / "answers-bad.json")
