@@ -161,7 +161,7 @@ def test_offline_answer_files_become_a_batch_with_rates_per_source(db, recam_dat
         }  # fmt: skip
         (tmp_path / f"answers-{name}.json").write_text(json.dumps(answers))
     stdout = io.StringIO()
-    call_command("recam_validation_answers", out / "batch.jsonl", tmp_path / "answers-ann1.json",
+    call_command("recam_validation_answers", out / "key.batch.jsonl", tmp_path / "answers-ann1.json",
                  tmp_path / "answers-ann2.json", export=tmp_path / "export", stdout=stdout)  # fmt: skip
     table = json.loads(stdout.getvalue())["by_source"]
     assert table["generated"]["with_article_accuracy"] == 0.5
@@ -170,4 +170,4 @@ def test_offline_answer_files_become_a_batch_with_rates_per_source(db, recam_dat
     assert (tmp_path / "export" / "two_stage.json").is_file()
     (tmp_path / "answers-bad.json").write_text(json.dumps({"99": {"noarticle": 0, "witharticle": 7}}))
     with pytest.raises(CommandError, match=r"answers-bad\.json, item 99: not an item of the batch"):
-        call_command("recam_validation_answers", out / "batch.jsonl", tmp_path / "answers-bad.json")
+        call_command("recam_validation_answers", out / "key.batch.jsonl", tmp_path / "answers-bad.json")

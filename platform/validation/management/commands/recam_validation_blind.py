@@ -12,7 +12,7 @@ class Command(BaseCommand):
     help = (
         "Write a blind annotation set: the first COUNT questions of a generated file and a seeded sample of COUNT "
         "questions of a reference file (e.g. ReCAM Subtask 2 dev), mixed, shuffled and unmarked: noarticle.md, "
-        "witharticle.md, key.json (never for annotators) and batch.jsonl (for recam_validation_answers)."
+        "witharticle.md and, never for annotators, key.json and key.batch.jsonl (for recam_validation_answers)."
     )
 
     def add_arguments(self, parser):
@@ -35,5 +35,5 @@ class Command(BaseCommand):
         (out / "witharticle.md").write_text(witharticle_markdown(items), encoding="utf-8")
         (out / "key.json").write_text(json.dumps(key_json(items), indent=1), encoding="utf-8")
         records = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in batch_records(items))
-        (out / "batch.jsonl").write_text(records, encoding="utf-8")
+        (out / "key.batch.jsonl").write_text(records, encoding="utf-8")  # has the labels: part of the key
         self.stdout.write(f"{len(items)} items ({len(ours)} generated, {len(theirs)} reference) in {out}")
