@@ -11,6 +11,7 @@ import click
 
 from baselines.cli_common import DIR, FILE, NEW_DIR, NEW_FILE, read_questions, set_threads, user_errors
 from baselines.cli_files import bundle, report, score
+from baselines.cloze_cli import cloth_lm, scde_lm, score_format
 from baselines.commands import (  # noqa: F401  (re-exported for callers of baselines.cli)
     adaptation_texts,
     ensemble_predictions,
@@ -185,7 +186,7 @@ def adapt(text_files, exclude_files, output, seconds, lr, seed, encoder_model, d
 @click.option("--input", "input_file", type=FILE, required=True)
 @click.option("--threads", type=int, default=1)
 def prior(model, train_files, exclude_files, input_file, threads):
-    """Diagnose a reader's learnt answer-word prior (the mean scoring query); see docs/baselines.md."""
+    """Diagnose a reader's learnt answer-word prior (the mean scoring query); see docs/reference/baselines.md."""
     set_threads(threads)
     from baselines.data import from_question
     from baselines.training import TrainedReader, query_prior
@@ -234,3 +235,6 @@ main.add_command(lm_variants)
 main.add_command(score)
 main.add_command(bundle)
 main.add_command(report)
+main.add_command(cloth_lm)
+main.add_command(scde_lm)
+main.add_command(score_format)

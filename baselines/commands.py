@@ -11,7 +11,7 @@ from baselines.finetune_settings import FineTuneSettings
 from recam.records import Question, dedupe_against, read_questions
 
 # Per-reader training defaults; the CPU defaults were measured to complete on a shared 2-core machine
-# (docs/encoder-baseline.md, docs/baselines.md).
+# (docs/reference/encoder-baseline.md, docs/reference/baselines.md).
 ENCODER_DEFAULTS = {
     "encoder": FineTuneSettings(epochs=1.0, max_length=96, batch_size=8, lr=1e-4, time_budget_s=1500.0),
     "encoder-mlm": FineTuneSettings(epochs=3.0, max_length=256, batch_size=8, lr=3e-5, time_budget_s=900.0),

@@ -21,7 +21,7 @@ class ReaderConfig:
     seed: int = 13
     # Remove the context-independent part of the scoring query (a learnt prior over answer words); see
     # baselines.readers. Off here (the paper's scoring, used by option generation); the baselines CLI
-    # turns it on (docs/baselines.md).
+    # turns it on (docs/reference/baselines.md).
     center_query: bool = False
 
     def __post_init__(self) -> None:

@@ -8,7 +8,7 @@ pretrained vector plus a learnt offset (zero-initialised), i.e. a learnt embeddi
 vectors; a word first met at prediction time keeps its pretrained vector. The gloss reader's glosses
 have their own embeddings, built the same way. Padding is masked in every softmax.
 
-``center_query`` (off by default here; on for the participant baselines, see docs/baselines.md) removes
+``center_query`` (off by default here; on for the participant baselines, see docs/reference/baselines.md) removes
 the context-independent part of the scoring query: ``r_t = (W v - mu)^T a_t`` with ``mu`` the mean of
 ``W v`` (the batch mean in training, a running mean at prediction time). Without it, the mean query
 ``mu`` gives every candidate word a fixed score ``mu^T a_t``, a learnt prior over answer words; trained

@@ -1,4 +1,4 @@
-"""Benchmarks of issue 3, run by ``python -m bench`` (``make bench``); results go to bench/results/.
+"""The benchmarks, run by ``python -m bench`` (``make bench``); results go to bench/results/.
 
 (a) floor: parse + score one 2,025-line file in process (recam.submission + recam.metrics)
 (b) upload to score visible through HTTP with a real worker (hook: bench/upload.py)

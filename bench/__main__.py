@@ -5,6 +5,7 @@ from pathlib import Path
 
 import click
 
+from bench.docs_table import DOCS_PAGE, read_records, render
 from bench.machine import machine_info
 from bench.report import RESULTS_DIR, write_result, write_summary
 from bench.runners import BENCHMARKS, run_isolated
@@ -55,6 +56,9 @@ def main(only: str, data_dir: Path, out: Path, repeats: int, seconds: float, lm_
         )
         click.echo(f"  {path}: " + ", ".join(f"{k}={v}" for k, v in result.items() if k != "rows"))
     click.echo(f"summary: {write_summary(out_dir=out)}")
+    if out.resolve() == RESULTS_DIR.resolve():  # the committed results: keep their docs page in step
+        DOCS_PAGE.write_text(render(read_records(out)), encoding="utf-8")
+        click.echo(f"records page: {DOCS_PAGE}")
     if failed:
         raise click.ClickException(f"benchmark(s) failed: {', '.join(failed)}")
 

@@ -1,7 +1,7 @@
 """(e) Statistics cost: per-question analytics of 60 teams x 2,025 questions, and one board's tied ranks.
 
 Pure recam (no Django, no database): the answers are drawn from a 2PL model so the IRT fit has the
-structure of a real board. Target (issue 13): the analytics finish in under 10 s on this machine.
+structure of a real board. Target: the analytics finish in under 10 s on this machine.
 """
 
 import time

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import click
 
-from datagen import pipeline
 from datagen.nlp import analyse
+from datagen.targets import pipeline
 from datagen.xsum import read_pairs
 
 XSUM_PAIRS = 226_711

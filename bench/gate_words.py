@@ -3,7 +3,7 @@
     python -m bench --only g                          # results/g_gate_words.json + README.md
     python -m bench.gate_words --questions 6 --threads 1
 
-``datagen.lm_words.score_blank`` scores, for each of the first ``questions`` Subtask 2 dev questions,
+``datagen.options.lm_words.score_blank`` scores, for each of the first ``questions`` Subtask 2 dev questions,
 the gold plus a slice of 300 answer-vocabulary words (31 of them always scored exactly, the readers'
 pool size; the short lists add up to 20), with and without the article, as the gate does. It runs the
 same questions once with each exact path (``_exact_repeated``: one row per word on the context's
@@ -31,7 +31,7 @@ def _words(records, index: int, vocabulary: list[str]) -> list[str]:
 
 
 def run_gate_words(*, data_dir: Path, questions: int = 6, threads: int = 1) -> dict:
-    import datagen.lm_words as lm_words
+    import datagen.options.lm_words as lm_words
     from baselines.lm_scorer import load_causal_lm
 
     records = read_questions(Path(data_dir) / "training_data" / "Task_2_dev.jsonl")

@@ -4,18 +4,18 @@
     python -m bench.lm_window --questions 8 --threads 1
 
 Cost only, no quality: for each of the first ``questions`` Subtask 2 dev questions, the two gate LMs
-score words as ``datagen options`` has them score (:func:`datagen.lm_words.score_blank`):
+score words as ``datagen options`` has them score (:func:`datagen.options.lm_words.score_blank`):
 
 - the first LM (default ``LM_MODEL`` or SmolLM2): the gold plus 300 answer-vocabulary words, 31 of them
   always scored exactly (the readers' pool), short lists of 10 with and without the article and 10
-  open-vocabulary words, as :func:`datagen.options_gate.gate_items` asks;
+  open-vocabulary words, as :func:`datagen.options.gated.gate_items` asks;
 - the second LM (Gemma 3 270M, when the set-up assembled it): the gold and 16 words, exact scores only,
-  as :func:`datagen.options_gate.second_items` asks.
+  as :func:`datagen.options.gated.second_items` asks.
 
 Each question is scored once per window (``None``: to the end of the summary, the rule before the
 window), the windows interleaved question by question so a change of load hits all of them. The
 result is CPU seconds per question for each window and its ratio to the whole summary: the figures the
-window's stated rule (docs/quality.md, "The window") projects the gate's cost from.
+window's stated rule (docs/results/2026-11-25-options-xsum1k-window6.md) projects the gate's cost from.
 """
 
 import os
@@ -29,7 +29,7 @@ from recam.records import read_questions
 
 WINDOWS = (None, 8, 6, 4, 3, 2)
 FIRST_MUST = 31  # the readers' pool and the gold
-SECOND_WORDS = 16  # datagen.options_gate.SECOND_WORDS
+SECOND_WORDS = 16  # datagen.options.gated.SECOND_WORDS
 
 
 def _words(records, index: int, vocabulary: list[str]) -> list[str]:
@@ -39,7 +39,7 @@ def _words(records, index: int, vocabulary: list[str]) -> list[str]:
 
 
 def _measure(lm, chosen, lists, *, must: int, top: int, open_top: int) -> dict:
-    import datagen.lm_words as lm_words
+    import datagen.options.lm_words as lm_words
 
     cpu = dict.fromkeys(WINDOWS, 0.0)
     tail_words = []

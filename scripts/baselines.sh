@@ -10,7 +10,7 @@
 # shared by both subtasks), ENCODER_MLM_BUDGET_S (900 per subtask),
 # READER_EPOCHS (4), READER_MAX_TOKENS (250), READER_BUDGET_S (720 per run), ENCODER_BUDGET_S (3600),
 # SEED (13), READER_CENTER_QUERY (1; 0 trains the readers without query centring, the paper-literal
-# scoring, see docs/baselines.md), BASELINES_SUBMIT (1; 0 skips the leaderboard step).
+# scoring, see docs/reference/baselines.md), BASELINES_SUBMIT (1; 0 skips the leaderboard step).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}

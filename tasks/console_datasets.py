@@ -5,12 +5,16 @@ cancel and the outcome go through ``console.generation``. Enqueued by name (cons
 A rerun of the same job resumes: finished shards and folds in the job's folder are reused.
 """
 
+import contextlib
+import json
+import threading
 from pathlib import Path
 
 from django.conf import settings as django_settings
 
 from tasks.app import app
 
+WATCH_SECONDS = 3.0  # how often the options stage's progress is read from its work dir
 _LONG = {
     "acks_late": True,
     "reject_on_worker_lost": True,
@@ -44,8 +48,8 @@ def generate_dataset(job_id: int) -> str:
 
 def _candidates(job, folder: Path) -> None:
     from console.generation import job_progress
-    from datagen.pipeline import Settings, local_runner
-    from datagen.shards import run_candidates
+    from datagen.targets.pipeline import Settings, local_runner
+    from datagen.targets.shards import run_candidates
 
     values = job.settings
     config = Settings(
@@ -82,11 +86,53 @@ def _candidates(job, folder: Path) -> None:
 
 def _options(job, folder: Path) -> None:
     from console.generation import job_progress
-    from datagen.cli_options import options
-    from datagen.gate import MIN_GOLD_RANK
+    from datagen.cli.options import options
+    from datagen.options.gate import MIN_GOLD_RANK
 
     values = job.settings
     job_progress(job_id=job.pk, stage="options", done=0, total=1, message="training the k-fold readers")
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch_options, args=(job, folder, stop), daemon=True)
+    watcher.start()
+    try:
+        _run_options(options, values, folder, MIN_GOLD_RANK)
+    finally:
+        stop.set()
+        watcher.join()
+    job_progress(job_id=job.pk, stage="options", done=1, total=1, message="options written")
+
+
+def _watch_options(job, folder: Path, stop: threading.Event) -> None:
+    """Every few seconds, the options stage's progress from its work dir onto the job's row."""
+    from django.db import connection
+
+    from console.generation import JobCancelled, job_progress, options_progress
+
+    values = job.settings
+    readers = [r for r in str(values["readers"]).split(",") if r.strip()]
+    lm_only = values.get("ranker") == "lm"
+    candidates_path = folder / "candidates.jsonl"
+    candidates = sum(1 for line in candidates_path.open(encoding="utf-8") if line.strip())
+    subtasks = {
+        json.loads(line).get("subtask") for line in candidates_path.open(encoding="utf-8") if line.strip()
+    }
+    gated, second = bool(values.get("gate", True)), bool(values.get("gate_second_lm", True))
+    try:
+        while not stop.wait(WATCH_SECONDS):
+            done, total, message = options_progress(
+                work=folder / "options.work",
+                folds_total=0 if lm_only else len(readers) * int(values["folds"]) * len(subtasks),
+                candidates=candidates if (gated or values.get("ranker") != "readers") else 0,
+                second_lm=gated and second,
+            )
+            # The options stage has no safe stopping point: a cancel applies when it ends.
+            with contextlib.suppress(JobCancelled):
+                job_progress(job_id=job.pk, stage="options", done=done, total=total, message=message)
+    finally:
+        connection.close()
+
+
+def _run_options(options, values: dict, folder: Path, min_gold_rank: int) -> None:
     options.callback(
         candidates_path=str(folder / "candidates.jsonl"),
         output=str(folder / "recam.jsonl"),
@@ -108,8 +154,7 @@ def _options(job, folder: Path) -> None:
         gate=values.get("gate", True),
         lm_model=None,
         lm_top=int(values.get("lm_top", 10)),
-        gate_min_rank=int(values.get("gate_min_rank", MIN_GOLD_RANK)),
+        gate_min_rank=int(values.get("gate_min_rank", min_gold_rank)),
         limit=None,
         gate_lm2="gemma" if values.get("gate_second_lm", True) else "none",
     )
-    job_progress(job_id=job.pk, stage="options", done=1, total=1, message="options written")

@@ -1,6 +1,6 @@
 """Celery tasks for ``python -m datagen candidates --backend celery``: one task chain per shard.
 
-The CLI sends them by name (datagen/celery_client.py); this module only defines what a worker runs.
+The CLI sends them by name (datagen/cli/celery_client.py); this module only defines what a worker runs.
 
 A shard's pairs travel in the message and its records come back as the result, so workers need no
 shared file system. Stage 1 (spaCy, scorers, static filters) runs on the CPU queue; stage 2 (the
@@ -11,7 +11,14 @@ Tasks are pure functions of their arguments, so a redelivered task just recomput
 
 from django.conf import settings as django_settings
 
-from datagen.pipeline import PairState, Settings, finish_states, load_resources, run_shard, select_pairs
+from datagen.targets.pipeline import (
+    PairState,
+    Settings,
+    finish_states,
+    load_resources,
+    run_shard,
+    select_pairs,
+)
 from datagen.xsum import Pair
 from tasks.app import app
 

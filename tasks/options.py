@@ -6,13 +6,13 @@ storage the worker shares with the caller. Reruns are idempotent: a finished fol
 
 from django.conf import settings
 
-from datagen.lm_words import gate_scores
-from datagen.retrieval import run_planned_fold
+from datagen.options.lm_words import gate_scores
+from datagen.options.retrieval import run_planned_fold
 from tasks.app import app
 
 
 @app.task(
-    name="tasks.options.options_train_fold",  # datagen/celery_client.py sends it by this name
+    name="tasks.options.options_train_fold",  # datagen/cli/celery_client.py sends it by this name
     acks_late=True,
     reject_on_worker_lost=True,
     time_limit=settings.CELERY_LONG_TASK_TIME_LIMIT,

@@ -5,14 +5,14 @@ Enqueue it by name, never by importing this module (platform apps stay below tas
 queue=settings.CELERY_GPU_QUEUE or settings.CELERY_CPU_QUEUE)``. The input, output and cache paths
 must be on storage the worker shares. The task reports progress as Celery state ``PROGRESS`` with
 ``{"done", "total"}`` (questions scored, with and without the article) and returns the dataset
-figures; the full per-question report is the JSON file (schema: docs/quality.md). A rerun resumes
+figures; the full per-question report is the JSON file (schema: docs/reference/quality-report.md). A rerun resumes
 from the score cache.
 """
 
 from django.conf import settings
 
-from datagen.quality import summary_line
-from datagen.quality_run import quality_with_lm
+from datagen.quality.report import summary_line
+from datagen.quality.run import quality_with_lm
 from tasks.app import app
 
 TASK_NAME = "datagen.quality_report"

@@ -21,7 +21,7 @@ class PhaseInline(admin.TabularInline):
 
 @admin.register(Competition)
 class CompetitionAdmin(admin.ModelAdmin):
-    list_display = ("slug", "title", "created_at")
+    list_display = ("slug", "title", "task_format", "created_at")
     inlines = (PhaseInline,)
 
 

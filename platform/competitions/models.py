@@ -3,6 +3,10 @@
 from django.db import models
 from django.utils import timezone
 
+from recam.formats import DEFAULT_FORMAT, FORMATS
+
+TASK_FORMAT_CHOICES = [(fmt.name, fmt.title) for fmt in FORMATS.values()]
+
 
 class Subtask(models.IntegerChoices):
     IMPERCEPTIBILITY = 1, "Subtask 1: Imperceptibility"
@@ -13,6 +17,12 @@ class Competition(models.Model):
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    task_format = models.CharField(
+        max_length=10,
+        choices=TASK_FORMAT_CHOICES,
+        default=DEFAULT_FORMAT,
+        help_text="how test sets, prediction files and scores look (docs/reference/task-formats.md)",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -71,6 +81,9 @@ class TestSet(models.Model):
     source_sha256 = models.CharField(max_length=64)
     question_ids = models.JSONField(default=list)
     num_questions = models.PositiveIntegerField(default=0)
+    # Multi-blank formats (CLOTH, SCDE): {passage id: [blanks, choices per blank]}, what uploads are
+    # checked against; question_ids then holds the passage ids. Empty for ReCAM.
+    slots = models.JSONField(default=dict, blank=True)
     loaded_at = models.DateTimeField(auto_now=True)
 
     class Meta:

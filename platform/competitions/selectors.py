@@ -48,7 +48,10 @@ def gold_labels(*, test_set: TestSet) -> tuple[dict[int, int], str] | None:
     """The gold ``{id: label}`` and its sha256, or None when no gold is loaded yet.
 
     The stored file is checked against the recorded sha256, so a score always names the exact gold it used.
+    A CLOTH or SCDE test set (one with slots) has no ReCAM labels: None (its gold: competitions.task_formats).
     """
+    if test_set.slots:
+        return None
     gold = GoldAnswers.objects.filter(test_set=test_set).first()
     if gold is None:
         return None

@@ -16,7 +16,8 @@ BASE_DIR = Path(__file__).resolve().parents[2]  # the project root (manage.py's 
 PLATFORM_DIR = BASE_DIR / "platform"
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# scripts/setup.sh writes .env on a development checkout; ENV_FILE names another file.
+environ.Env.read_env(os.environ.get("ENV_FILE", str(BASE_DIR / ".env")), overwrite=False)
 
 DJANGO_ENV = env.str("DJANGO_ENV", default="production")
 if DJANGO_ENV not in ("production", "development"):
@@ -40,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",  # intcomma: every count on the site is shown as 2,025
     "accounts",
     "competitions",
     "teams",
@@ -48,7 +50,8 @@ INSTALLED_APPS = [
     "validation",
     "console",  # organizers' pages over the other apps' services (docs/organizers.md)
     "onboarding",  # participants' Data page, starting kit, API token page
-    *["rest_framework", "rest_framework.authtoken", "drf_spectacular", "api"],  # token API (docs/api.md)
+    # the token API (docs/reference/api.md)
+    *["rest_framework", "rest_framework.authtoken", "drf_spectacular", "api"],
 ]
 
 MIDDLEWARE = [
@@ -76,6 +79,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "competitions.context_processors.navigation",  # Data and Leaderboard on every page
             ],
         },
     },
@@ -235,10 +239,9 @@ RATELIMIT_UPLOAD = env.str("RATELIMIT_UPLOAD", default="30/60")  # per user
 # --- Human validation of generated questions (docs/validation.md) ----------------------------------
 # Where "select a file on the server" looks for generated jsonl files (datagen options writes them).
 VALIDATION_SOURCE_DIR = Path(env.str("VALIDATION_SOURCE_DIR", default=str(VAR_DIR / "datagen")))
-# Known-good labelled questions mixed in as gold checks, and how many of them a batch samples.
-VALIDATION_GOLD_FILE = Path(
-    env.str("VALIDATION_GOLD_FILE", default=str(RECAM_DATA_DIR / "training_data" / "Task_1_dev.jsonl"))
-)
+# Known-good labelled questions mixed in as gold checks, and how many of them a batch samples. Unset:
+# the official dev set of the batch's own subtask (RECAM_DATA_DIR/training_data/Task_<n>_dev.jsonl).
+VALIDATION_GOLD_FILE = env.str("VALIDATION_GOLD_FILE", default="")
 VALIDATION_GOLD_POOL = env.int("VALIDATION_GOLD_POOL", default=50)
 # An assignment unanswered for this long returns its unanswered questions to the pool.
 VALIDATION_ASSIGNMENT_TIMEOUT_MINUTES = env.float("VALIDATION_ASSIGNMENT_TIMEOUT_MINUTES", default=60)

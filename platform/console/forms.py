@@ -1,7 +1,7 @@
 from django import forms
 
 from competitions.models import Competition, Phase, Subtask
-from datagen.filters import DEFAULT_CONTEXTUAL_MAX
+from datagen.targets.filters import DEFAULT_CONTEXTUAL_MAX
 
 DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
 
@@ -14,6 +14,9 @@ class CompetitionForm(forms.ModelForm):
 
 
 class PhaseForm(forms.ModelForm):
+    # Each field's errors under the field (Django's default puts them above it, i.e. under the one before).
+    template_name_p = "console/_form_p.html"
+
     class Meta:
         model = Phase
         fields = (

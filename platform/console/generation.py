@@ -17,7 +17,7 @@ from competitions.errors import ApplicationError
 from competitions.models import Phase, TestSet
 from console.models import GenerationJob
 from console.services import test_set_load_upload
-from datagen.filters import DEFAULT_CONTEXTUAL_MAX
+from datagen.targets.filters import DEFAULT_CONTEXTUAL_MAX
 from recam.records import iter_questions
 from recam.siblings import leak_message, sibling_leaks
 from validation.models import ValidationBatch
@@ -142,6 +142,32 @@ def job_progress(*, job_id: int, stage: str, done: int, total: int, message: str
         raise JobCancelled(f"job {job_id} cancelled at {stage} {done}/{total}")
 
 
+def options_progress(
+    *, work: Path, folds_total: int, candidates: int, second_lm: bool
+) -> tuple[int, int, str]:
+    """(done, total, message) of the options stage, read from what ``datagen options`` has written to
+    its work dir so far: each reader fold's rankings, then each LM's cached scores, then the gate."""
+    folds = sum(1 for _ in work.rglob("rankings.jsonl")) if work.is_dir() else 0
+    lm_files = [work / "gate-scores.jsonl", *sorted(work.glob("gate-scores2-*.jsonl"))][: 1 + second_lm]
+    scored = [_lines(path) for path in lm_files] + [0] * (1 + second_lm - len(lm_files))
+    total = folds_total + candidates * (1 + second_lm) + 1
+    done = min(folds, folds_total) + sum(min(n, candidates) for n in scored)
+    if folds < folds_total:
+        return done, total, f"training the readers: {folds} of {folds_total} folds done"
+    names = ("LM 1 (SmolLM2)", "LM 2 (Gemma 3)")
+    for name, n in zip(names, scored, strict=False):
+        if n < candidates:
+            return done, total, f"{name}: {n} of {candidates} questions scored"
+    return done, total, "the gate and writing the questions"
+
+
+def _lines(path: Path) -> int:
+    if not path.is_file():
+        return 0
+    with path.open("rb") as handle:
+        return sum(1 for _ in handle)
+
+
 def job_finish(*, job_id: int, status: str, message: str = "") -> None:
     fields = {"status": status, "message": message[:5000], "finished_at": timezone.now()}
     if status == Status.DONE:
@@ -167,6 +193,12 @@ def job_outputs(*, job: GenerationJob) -> dict:
         "recam": recam if recam.is_file() else None,
         "questions": sum(1 for _ in recam.open(encoding="utf-8")) if recam.is_file() else 0,
     }
+
+
+def phase_to_load_into() -> Phase | None:
+    """The load form's default: the newest competition's evaluation phase, else its first phase."""
+    phases = Phase.objects.order_by("-competition__created_at", "order", "pk")
+    return phases.filter(kind=Phase.Kind.EVALUATION).first() or phases.first()
 
 
 def job_load_into_phase(*, job: GenerationJob, phase: Phase, subtask: int) -> tuple[TestSet, bool]:
@@ -196,7 +228,7 @@ def _refuse_sibling_leaks(*, recam: Path, name: str) -> None:
 
 def job_send_to_validation(*, job: GenerationJob, user=None) -> ValidationBatch:
     """A human-validation batch (default settings, docs/validation.md) of the job's ReCAM jsonl, with the
-    job's question-quality report attached when it has one; organizers then assign annotators."""
+    job's question-quality report attached when it has one; organizers then add annotators on its page."""
     outputs = job_outputs(job=job)
     if outputs["recam"] is None:
         raise ApplicationError(f"job {job.pk} has no ReCAM jsonl yet")

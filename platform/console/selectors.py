@@ -1,5 +1,8 @@
 """Reads for the organizers' console: phase overviews, the hidden board preview, recent submissions."""
 
+import datetime as dt
+from dataclasses import dataclass
+
 from django.db.models import Count
 
 from competitions.models import Competition, Phase
@@ -38,4 +41,35 @@ def phase_recent_submissions(*, phase: Phase, limit: int = 200):
         .select_related("team")
         .prefetch_related("scores")
         .order_by("-received_at")[:limit]
+    )
+
+
+@dataclass(frozen=True)
+class FreezeChecks:
+    """What a freeze would leave out or change: shown on the confirmation page."""
+
+    waiting_gold: int  # valid submissions of a subtask whose gold answers are not loaded
+    in_progress: int  # received, queued or being scored: not on the board yet
+    subtasks_without_gold: list[int]
+    subtasks_official: list[int]
+    closes_now: bool  # the phase still takes uploads; the freeze closes it
+
+    @property
+    def all_final(self) -> bool:
+        return not (self.waiting_gold or self.in_progress or self.subtasks_without_gold)
+
+
+def phase_freeze_checks(*, phase: Phase, now: dt.datetime) -> FreezeChecks:
+    statuses = dict(
+        Submission.objects.filter(phase=phase).values_list("status").annotate(n=Count("id")).order_by()
+    )
+    busy = (Submission.Status.RECEIVED, Submission.Status.QUEUED, Submission.Status.SCORING)
+    test_sets = list(phase.test_sets.select_related("gold").order_by("subtask"))
+    with_gold = [ts.subtask for ts in test_sets if hasattr(ts, "gold")]
+    return FreezeChecks(
+        waiting_gold=statuses.get(Submission.Status.WAITING_GOLD, 0),
+        in_progress=sum(statuses.get(s, 0) for s in busy),
+        subtasks_without_gold=[ts.subtask for ts in test_sets if ts.subtask not in with_gold],
+        subtasks_official=with_gold,
+        closes_now=phase.ends_at is None or phase.ends_at > now,
     )

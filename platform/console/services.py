@@ -1,6 +1,7 @@
 """Writes for the organizers' console: thin orchestration over the competitions, submissions and
 leaderboards services (the same ones the recam_* management commands call); nothing is duplicated."""
 
+import dataclasses
 import datetime as dt
 import hashlib
 import tempfile
@@ -12,7 +13,8 @@ from django.utils import timezone
 from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
 from competitions.services import EVALUATION_PER_DAY, EVALUATION_TOTAL, gold_store, phase_test_set_store
-from leaderboards.services import leaderboard_refresh_phase
+from leaderboards.models import OfficialResult
+from leaderboards.services import leaderboard_refresh_phase, official_result_freeze
 from onboarding.selectors import public_questions_path
 from recam.records import Question, iter_questions, write_questions
 from submissions.models import Submission
@@ -82,6 +84,7 @@ def test_set_load_upload(*, phase: Phase, subtask: int, data: bytes, filename: s
         raise ApplicationError(
             f"{filename}: {len(labelled)} of {len(questions)} questions have a label; give all or none"
         )
+    questions = _line_number_ids(questions=questions, filename=filename, labelled=bool(labelled))
     with transaction.atomic():
         test_set = phase_test_set_store(
             phase=phase,
@@ -96,6 +99,24 @@ def test_set_load_upload(*, phase: Phase, subtask: int, data: bytes, filename: s
             GoldAnswers.objects.filter(test_set=test_set).delete()  # new questions: old gold is void
         public_questions_write(test_set=test_set, questions=questions)
     return test_set, bool(labelled)
+
+
+def _line_number_ids(*, questions: list[Question], filename: str, labelled: bool) -> list[Question]:
+    """The Data page's rule: a question's id is its 0-based line number.
+
+    A labelled file whose ids differ (a generated set from which questions were dropped, a validated
+    subset) is renumbered: its gold comes from the same lines, so nothing can disagree. An unlabelled
+    one is refused, since its gold, uploaded later by id, would no longer match.
+    """
+    wrong = next((i for i, q in enumerate(questions) if q.id != i), None)
+    if wrong is None:
+        return questions
+    if not labelled:
+        raise ApplicationError(
+            f"{filename}: question {wrong + 1} has id {questions[wrong].id}, not its 0-based line number "
+            f"{wrong}: renumber the ids 0, 1, 2, ... (or include the labels and the platform renumbers them)"
+        )
+    return [dataclasses.replace(q, id=i) for i, q in enumerate(questions)]
 
 
 def public_questions_write(*, test_set: TestSet, questions: list[Question]) -> Path:
@@ -133,3 +154,16 @@ def submissions_mark_failed(*, phase: Phase, ids: list[int], reason: str) -> int
     for submission in chosen:
         submission_mark_failed(submission=submission, reason=reason or "marked failed by the organizers")
     return len(chosen)
+
+
+def phase_close_and_freeze(*, phase: Phase, frozen_by: str, now: dt.datetime | None = None) -> OfficialResult:
+    """The organizer's confirmed freeze: close the phase to uploads (if it is still open), then freeze.
+
+    One transaction: a refused freeze leaves the phase open as it was.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        if phase.ends_at is None or phase.ends_at > now:
+            phase.ends_at = max(now, phase.starts_at)
+            Phase.objects.filter(pk=phase.pk).update(ends_at=phase.ends_at)
+        return official_result_freeze(phase=phase, frozen_by=frozen_by)

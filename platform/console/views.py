@@ -6,7 +6,9 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from competitions.errors import ApplicationError
@@ -15,7 +17,7 @@ from console import selectors, services
 from console.forms import CompetitionForm, FileForSubtaskForm, PhaseForm, SubmissionActionForm
 from leaderboards.exports import FORMATS
 from leaderboards.official import official_result_latest
-from leaderboards.services import official_result_freeze, phase_publish
+from leaderboards.services import phase_publish
 from teams.selectors import teams_with_rules_acceptances
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -174,15 +176,24 @@ def phase_publish_view(request, slug: str, kind: str):
 
 
 @staff_member_required
-@require_POST
 def phase_freeze(request, slug: str, kind: str):
+    """GET: what is not final and what the freeze changes; POST with ``confirm``: close and freeze."""
     phase = _phase(slug, kind)
+    if request.method != "POST" or request.POST.get("confirm") != "1":
+        checks = selectors.phase_freeze_checks(phase=phase, now=timezone.now())
+        context = {"competition": phase.competition, "phase": phase, "checks": checks}
+        return render(request, "console/freeze.html", context)
     try:
-        result = official_result_freeze(phase=phase, frozen_by=request.user.get_username())
+        result = services.phase_close_and_freeze(phase=phase, frozen_by=request.user.get_username())
     except ApplicationError as exc:
         messages.error(request, f"Not frozen: {exc.message}")
         return _back(phase)
-    messages.success(request, f"Official results frozen ({result.rows.count()} rows).")
+    rows = result.rows.count()
+    messages.success(
+        request,
+        f"Official results frozen ({rows} row{pluralize(rows)}); "
+        f"the phase is closed to uploads since {result.phase.ends_at:%Y-%m-%d %H:%M} UTC.",
+    )
     return _back(phase)
 
 

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 from competitions.errors import ApplicationError
 from console import generation
 from console.forms import GenerationForm, LoadIntoPhaseForm, PairsUploadForm
+from console.job_outcome import funnel_rows, job_outcome, report_html
 from console.models import GenerationJob
 
 MAX_PAIRS_BYTES = 500 * 1024 * 1024
@@ -56,11 +57,16 @@ def pairs_upload(request):
 @staff_member_required
 def job_page(request, pk: int):
     job = get_object_or_404(GenerationJob, pk=pk)
+    outputs = generation.job_outputs(job=job)
+    initial = {"subtask": job.settings.get("subtask"), "phase": generation.phase_to_load_into()}
     context = {
         "job": job,
-        "outputs": generation.job_outputs(job=job),
+        "outputs": outputs,
+        "funnel": funnel_rows(funnel=(outputs["funnel"] or {}).get("funnel", {})),
+        "report_html": report_html(markdown=outputs["report_md"]) if outputs["report_md"] else "",
+        "outcome": job_outcome(job=job, outputs=outputs),
         "folder": generation.job_dir(job=job),
-        "load_form": LoadIntoPhaseForm(),
+        "load_form": LoadIntoPhaseForm(initial=initial),
     }
     return render(request, "console/job.html", context)
 
@@ -98,7 +104,11 @@ def job_validate(request, pk: int):
     except ApplicationError as exc:
         messages.error(request, f"Nothing changed: {exc.message}")
         return redirect("console_job", pk=pk)
-    messages.success(request, f"Validation batch {batch.pk} created: assign annotators to it.")
+    messages.success(
+        request,
+        f"Validation batch {batch.pk} created. Add annotators on this page; each one then presses "
+        "Annotate on the Validation page.",
+    )
     return redirect("validation:batch", pk=batch.pk)
 
 

@@ -10,6 +10,7 @@ urlpatterns = [
         views.leaderboard_export,
         name="leaderboard_export",
     ),
+    path("<slug:slug>/statistics/", views.statistics_explained, name="statistics_explained"),
     path(
         "<slug:slug>/analytics/<str:phase>/<int:subtask>/",
         analytics_views.question_analytics,

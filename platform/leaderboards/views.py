@@ -9,9 +9,11 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
+from markdown_it import MarkdownIt
 
 from competitions.models import Competition, Phase, TestSet
 from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex
+from leaderboards.format_board import format_board
 from leaderboards.models import LeaderboardEntry, OfficialResult
 from leaderboards.official import official_tables
 from leaderboards.selectors import leaderboard_tables
@@ -82,6 +84,15 @@ def leaderboard_index(request, slug: str):
     return redirect("leaderboard", slug=slug, phase=first)
 
 
+def _unofficial_subtasks(phase: Phase, frozen: OfficialResult | None) -> list[int]:
+    """Subtasks with a test set that the frozen snapshot left out (no gold answers when it was made)."""
+    if frozen is None:
+        return []
+    official = {int(subtask) for subtask in frozen.gold_sha256}
+    subtasks = TestSet.objects.filter(phase=phase).order_by("subtask").values_list("subtask", flat=True)
+    return [subtask for subtask in subtasks if subtask not in official]
+
+
 def leaderboard(request, slug: str, phase: str):
     phase_id, frozen_n, version = _version(slug, phase)
     key = f"leaderboard-page:{version}"
@@ -100,9 +111,12 @@ def leaderboard(request, slug: str, phase: str):
             "phases": [(p.kind, p.title) for p in phases],
             "hidden": phase_obj.results_hidden,
             "frozen": frozen,
+            "unofficial": _unofficial_subtasks(phase_obj, frozen),
             "tables": [] if phase_obj.results_hidden else _tables(phase_obj, frozen),
             "formats": list(FORMATS),
         }
+        # A CLOTH or SCDE phase shows its format's metrics and chance row (None for ReCAM).
+        context["format_board"] = format_board(phase=phase_obj, tables=context["tables"])
         body = render_to_string("leaderboards/_board.html", context)
         cached = {
             "board": body,
@@ -150,3 +164,15 @@ def leaderboard_export(request, slug: str, phase: str, fmt: str):
     name = f"{slug}-{phase}-{'official' if frozen else 'live'}.{EXTENSIONS[fmt]}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+def statistics_explained(request, slug: str):
+    """docs/statistics.md as a page of the site: the board's intervals and tied ranks, for visitors."""
+    competition = Competition.objects.filter(slug=slug).first()
+    if competition is None:
+        raise Http404("no such competition")
+    source = settings.BASE_DIR / "docs" / "statistics.md"
+    body = (
+        MarkdownIt("commonmark", {"html": False}).enable("table").render(source.read_text(encoding="utf-8"))
+    )
+    return render(request, "leaderboards/statistics.html", {"competition": competition, "body": body})

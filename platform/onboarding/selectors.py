@@ -11,6 +11,9 @@ from pathlib import Path
 from django.conf import settings
 
 from competitions.models import Phase, TestSet
+from competitions.task_formats import format_public_path, format_slots, format_test_set_get
+from recam.formats import DEFAULT_FORMAT
+from recam.formats.blanks import format_blank_predictions
 from recam.records import iter_questions
 from recam.submission import format_predictions, make_zip
 
@@ -35,7 +38,13 @@ def _source(test_set: TestSet) -> Path | None:
 
 
 def public_questions_jsonl(*, test_set: TestSet) -> bytes | None:
-    """The test set's questions (id, article, question, option_0..4), never a label; None if no file."""
+    """The test set's questions (id, article, question, option_0..4), never a label; None if no file.
+
+    A CLOTH or SCDE test set: its passages in the format's jsonl, without answers (written at loading).
+    """
+    if test_set.phase.competition.task_format != DEFAULT_FORMAT:
+        public = format_public_path(test_set=test_set)
+        return public.read_bytes() if public.is_file() else None
     path = _source(test_set)
     if path is None:
         return None
@@ -55,6 +64,14 @@ def example_submission_zip(*, phase: Phase) -> bytes:
         for ts in phase.test_sets.all()
     }
     return make_zip(files)
+
+
+def example_format_csv(*, phase: Phase) -> bytes:
+    """A valid upload for a CLOTH or SCDE phase: every blank answered 0 (the format, not a system)."""
+    test_set = format_test_set_get(phase=phase)
+    slots = format_slots(test_set=test_set) if test_set else {}
+    predictions = {(pid, blank): 0 for pid, s in slots.items() for blank in range(1, s.blanks + 1)}
+    return format_blank_predictions(predictions).encode("utf-8")
 
 
 def starting_kit_zip() -> bytes:

@@ -13,6 +13,7 @@ from api.services import token_get_or_create
 from competitions.models import Competition, Phase
 from competitions.selectors import phase_by_slug
 from onboarding import selectors
+from recam.formats import DEFAULT_FORMAT
 
 
 def _phase(slug: str, kind: str) -> Phase:
@@ -56,13 +57,18 @@ def phase_questions(request, slug: str, kind: str, subtask: int):
     body = selectors.public_questions_jsonl(test_set=test_set) if test_set else None
     if body is None:
         raise Http404("no questions file for this subtask")
-    return _attachment(body, f"subtask{subtask}.jsonl", "application/jsonl; charset=utf-8")
+    fmt = phase.competition.task_format
+    name = f"subtask{subtask}.jsonl" if fmt == DEFAULT_FORMAT else f"{fmt}-{kind}.jsonl"
+    return _attachment(body, name, "application/jsonl; charset=utf-8")
 
 
 def phase_example(request, slug: str, kind: str):
     phase = _phase(slug, kind)
     if not phase.test_sets.all():
         raise Http404("this phase has no test set yet")
+    if phase.competition.task_format != DEFAULT_FORMAT:  # CLOTH, SCDE: one id,blank,label CSV
+        body = selectors.example_format_csv(phase=phase)
+        return _attachment(body, f"example-{kind}.csv", "text/csv; charset=utf-8")
     return _attachment(
         selectors.example_submission_zip(phase=phase), f"example-{kind}.zip", "application/zip"
     )
@@ -99,7 +105,7 @@ def starting_kit(request):
 @login_required
 @require_http_methods(["GET", "POST"])
 def api_token(request):
-    """The key is shown once, right after it is made; afterwards only that a token exists."""
+    """The key is shown right after it is made; afterwards the page says only that a token exists."""
     key = None
     if request.method == "POST":
         key = token_get_or_create(user=request.user, reset=True).key

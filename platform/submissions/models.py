@@ -93,6 +93,9 @@ class Score(models.Model):
     accuracy = models.FloatField()
     scorer_version = models.CharField(max_length=40)
     gold_sha256 = models.CharField(max_length=64)
+    # Every metric of the competition's task format ({"blank_accuracy": .., "passage_accuracy": ..});
+    # ``accuracy`` holds the headline one. Empty for ReCAM, whose one metric is ``accuracy``.
+    metrics = models.JSONField(default=dict, blank=True)
     scored_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -2,13 +2,14 @@
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from competitions.selectors import gold_labels
+from recam.formats import DEFAULT_FORMAT
 from recam.metrics import SCORER_VERSION, Score, score_predictions
 from recam.submission import SubmissionError
 from submissions.models import Score as ScoreRow
@@ -16,6 +17,7 @@ from submissions.models import Submission
 from submissions.selectors import submission_parse_stored
 from submissions.services import TERMINAL, submission_mark_failed
 from submissions.signals import team_results_changed
+from submissions.task_formats import format_score
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -27,6 +29,8 @@ class _Result:
     trained_on: int
     score: Score
     gold_sha256: str
+    metrics: dict = field(default_factory=dict)  # a multi-blank format's metrics (submissions.task_formats)
+    scorer_version: str = SCORER_VERSION
 
 
 def submission_score(*, submission_id: int) -> Submission:
@@ -40,7 +44,7 @@ def submission_score(*, submission_id: int) -> Submission:
     with transaction.atomic():
         submission = (
             Submission.objects.select_for_update(of=("self",))
-            .select_related("phase", "team")
+            .select_related("phase__competition", "team")
             .get(pk=submission_id)
         )
         if submission.status in TERMINAL:
@@ -89,6 +93,8 @@ def _compute(submission: Submission) -> list[_Result] | None:
     phase = submission.phase
     # Re-parsed from the stored file on purpose: it is what the sha256 names (a few ms, see docs/operations.md).
     parsed = submission_parse_stored(submission=submission)
+    if phase.competition.task_format != DEFAULT_FORMAT:
+        return _format_results(phase, parsed)
     trained_on = dict(submission.files.values_list("subtask", "trained_on"))
     test_sets = {ts.subtask: ts for ts in phase.test_sets.all()}
     results = []
@@ -109,7 +115,22 @@ def _compute(submission: Submission) -> list[_Result] | None:
     return results
 
 
+def _format_results(phase, parsed) -> list[_Result] | None:
+    """The one score row of a CLOTH or SCDE upload, or None while its gold is not loaded."""
+    result = format_score(phase=phase, parsed=parsed)
+    if result is None:
+        return None
+    subtask = parsed.files[0].subtask
+    return [
+        _Result(
+            test_subtask=subtask, trained_on=subtask, score=result.score, gold_sha256=result.gold_sha256,
+            metrics=result.metrics, scorer_version=result.scorer_version,
+        )
+    ]  # fmt: skip
+
+
 SCORE_FIELDS = ["trained_on", "correct", "total", "accuracy", "scorer_version", "gold_sha256", "scored_at"]
+SCORE_FIELDS += ["metrics"]
 
 
 def _write_scores(submission: Submission, results: list[_Result]) -> None:
@@ -126,8 +147,9 @@ def _write_scores(submission: Submission, results: list[_Result]) -> None:
                 correct=result.score.correct,
                 total=result.score.total,
                 accuracy=result.score.accuracy,
-                scorer_version=SCORER_VERSION,
+                scorer_version=result.scorer_version,
                 gold_sha256=result.gold_sha256,
+                metrics=result.metrics,
             )
             for result in results
         ],

@@ -6,6 +6,7 @@ from django.db.models import QuerySet, prefetch_related_objects
 
 from competitions.selectors import phase_expected_ids
 from recam.submission import Limits, ParsedSubmission, parse_submission
+from submissions.format_uploads import format_parse
 from submissions.models import Submission
 from submissions.queue import submission_queue_info
 from teams.models import Team
@@ -102,9 +103,13 @@ def submission_parse_stored(*, submission: Submission) -> ParsedSubmission:
     prefetch_related_objects([phase], "test_sets")  # one query serves the ids and the gold look-up
     with submission.file.open("rb") as handle:
         data = handle.read()
+    limits = Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data)))
+    parsed = format_parse(phase=phase, filename=submission.original_filename, data=data, limits=limits)
+    if parsed is not None:  # a CLOTH or SCDE competition (submissions.task_formats)
+        return parsed
     return parse_submission(
         data=data,
         filename=submission.original_filename,
         expected_ids=phase_expected_ids(phase=phase),
-        limits=Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data))),
+        limits=limits,
     )

@@ -16,7 +16,9 @@ from competitions.errors import ApplicationError
 from competitions.models import GoldAnswers, Phase
 from competitions.selectors import phase_expected_ids
 from competitions.services import gold_load_file
+from recam.formats import DEFAULT_FORMAT
 from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
+from submissions.format_uploads import format_parse
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission, SubmissionFile, TeamPhaseQuota
 from submissions.quotas import quota_reserve, upload_window_check
@@ -45,6 +47,9 @@ def submission_validate(
                 )
             ]
         )
+    parsed = format_parse(phase=phase, filename=filename, data=data, limits=Limits(max_bytes=limit))
+    if parsed is not None:  # a CLOTH or SCDE competition (submissions.task_formats)
+        return parsed
     return parse_submission(
         data=data,
         filename=filename,
@@ -80,6 +85,8 @@ def submission_create(
         upload_window_check(phase=phase, at=now)
     parsed = submission_validate(phase=phase, filename=filename, data=data, size=size)
     trained = {f.subtask: (trained_on or {}).get(f.subtask, f.subtask) for f in parsed.files}
+    if phase.competition.task_format != DEFAULT_FORMAT:  # CLOTH, SCDE: one test set, no cross scores
+        trained = {f.subtask: f.subtask for f in parsed.files}
     if any(value not in (1, 2) for value in trained.values()):
         raise ApplicationError("the trained-on subtask must be 1 or 2")
     submission = Submission(

@@ -12,13 +12,14 @@ import random
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from competitions.errors import ApplicationError
 from recam.agreement import NONE_FITS
 from recam.records import NUM_OPTIONS
 from validation.models import Annotation, Assignment, BatchQuestion, ValidationBatch
+from validation.selectors import uncounted_annotator_ids
 
 
 def _timeout() -> dt.timedelta:
@@ -52,12 +53,18 @@ def assignment_get_or_create(
 
 
 def _pick_items(*, batch: ValidationBatch, annotator) -> list[BatchQuestion]:
-    """Generated questions with a free slot (fewest annotations first), then gold checks at the rate."""
+    """Generated questions with a free slot (fewest annotations first), then gold checks at the rate.
+
+    A slot is taken by an answer or an open item of a counted annotator: the slots of an annotator whose
+    gold checks put them below the batch's minimum are free again, so the batch can still finish.
+    """
     seen = Annotation.objects.filter(item__batch=batch, annotator=annotator).values("item_id")
+    uncounted = uncounted_annotator_ids(batch=batch)
+    counted = ~Q(annotations__annotator_id__in=uncounted) if uncounted else None
     free = (
         BatchQuestion.objects.filter(batch=batch, kind=BatchQuestion.Kind.GENERATED)
         .exclude(pk__in=seen)
-        .annotate(taken=Count("annotations"))
+        .annotate(taken=Count("annotations", filter=counted))
         .filter(taken__lt=batch.annotations_per_question)
         .order_by("taken", "question_id")
     )
@@ -83,6 +90,23 @@ def assignments_expire(*, batch: ValidationBatch, now: dt.datetime) -> int:
         Annotation.objects.filter(assignment_id__in=ids, answer__isnull=True).delete()
         Assignment.objects.filter(pk__in=ids).update(status=Assignment.Status.EXPIRED)
     return len(ids)
+
+
+def assignments_release(*, batch: ValidationBatch, annotator) -> int:
+    """Staff: end an annotator's open assignment now; its unanswered items go back to the pool.
+
+    Their answers stay. Returns the number of slots released.
+    """
+    with transaction.atomic():
+        ValidationBatch.objects.filter(pk=batch.pk).update(assignment_counter=F("assignment_counter") + 1)
+        open_ids = list(
+            Assignment.objects.filter(
+                batch=batch, annotator=annotator, status=Assignment.Status.OPEN
+            ).values_list("pk", flat=True)
+        )
+        released, _ = Annotation.objects.filter(assignment_id__in=open_ids, answer__isnull=True).delete()
+        Assignment.objects.filter(pk__in=open_ids).update(status=Assignment.Status.EXPIRED)
+    return released
 
 
 def annotation_mark_shown(*, annotation: Annotation, now: dt.datetime | None = None) -> None:

@@ -44,3 +44,28 @@ class BatchForm(forms.Form):
 
 class QualityReportForm(forms.Form):
     report = forms.FileField(help_text="the JSON written by python -m datagen quality")
+
+
+class AddAnnotatorsForm(forms.Form):
+    usernames = forms.CharField(
+        max_length=2000, label="Usernames", help_text="existing accounts, separated by spaces or commas"
+    )
+
+    def clean_usernames(self) -> list[str]:
+        return self.cleaned_data["usernames"].replace(",", " ").split()
+
+
+class ReleaseForm(forms.Form):
+    username = forms.CharField(max_length=150)
+
+
+class BatchSettingsForm(forms.Form):
+    annotations_per_question = forms.IntegerField(
+        min_value=1, max_value=50, label="Counted annotations per question"
+    )
+    min_gold_accuracy = forms.FloatField(
+        min_value=0,
+        max_value=0.99,
+        label="Minimum gold-check accuracy",
+        help_text="annotators at or below it are not counted and their slots go to others (0: count everyone)",
+    )

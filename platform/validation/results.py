@@ -21,6 +21,7 @@ from recam.agreement import (
     question_verdict,
 )
 from validation.models import Annotation, BatchQuestion, ValidationBatch
+from validation.selectors import is_counted
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,20 @@ class QuestionRow:
     agreement: float | None
     verdict: Verdict
     quality: dict = field(default_factory=dict)
+    open_slots: tuple[str, ...] = ()  # who holds an unanswered slot of this question
+    not_counted: tuple[str, ...] = ()  # who answered it without being counted (gold checks too low)
+
+    @property
+    def why_pending(self) -> str:
+        """Why a pending question waits: counted answers, open slots and their holders, uncounted answers."""
+        if self.verdict.decision != PENDING:
+            return ""
+        parts = [self.verdict.reason.replace("annotations", "counted annotations")]
+        if self.open_slots:
+            parts.append(f"{len(self.open_slots)} open (held by {', '.join(self.open_slots)})")
+        if self.not_counted:
+            parts.append(f"not counted: {', '.join(self.not_counted)}")
+        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -78,6 +93,14 @@ class BatchResults:
     def pending(self) -> list[QuestionRow]:
         return [q for q in self.questions if q.verdict.decision == PENDING]
 
+    @property
+    def free_slots(self) -> int:
+        """Counted annotations still wanted and held by nobody: what a new assignment can take."""
+        return sum(
+            max(0, self.batch.annotations_per_question - len(q.answers) - len(q.open_slots))
+            for q in self.pending
+        )
+
 
 def batch_results(*, batch: ValidationBatch) -> BatchResults:
     answered = list(
@@ -93,8 +116,16 @@ def batch_results(*, batch: ValidationBatch) -> BatchResults:
         if annotation.item.kind == BatchQuestion.Kind.GENERATED and annotation.annotator.username in counted:
             per_question[annotation.item_id].append(annotation.answer)
     quality = {q.get("id"): q for q in (batch.quality_report or {}).get("questions", [])}
+    held, uncounted = _slot_holders(batch=batch, answered=answered, counted=counted)
     rows = [
-        _question_row(item=item, answers=per_question.get(item.pk, []), batch=batch, quality=quality)
+        _question_row(
+            item=item,
+            answers=per_question.get(item.pk, []),
+            batch=batch,
+            quality=quality,
+            open_slots=tuple(held.get(item.pk, ())),
+            not_counted=tuple(uncounted.get(item.pk, ())),
+        )
         for item in batch.questions.filter(kind=BatchQuestion.Kind.GENERATED).order_by("question_id")
     ]
     all_answers = [a for row in rows for a in row.answers]
@@ -114,8 +145,38 @@ def batch_results(*, batch: ValidationBatch) -> BatchResults:
     )
 
 
+def _slot_holders(
+    *, batch: ValidationBatch, answered: list[Annotation], counted: set[str]
+) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
+    """Per generated item: who holds its open slots, and whose answers to it are not counted."""
+    held: dict[int, list[str]] = defaultdict(list)
+    uncounted: dict[int, list[str]] = defaultdict(list)
+    unanswered = (
+        Annotation.objects.filter(
+            item__batch=batch, item__kind=BatchQuestion.Kind.GENERATED, answer__isnull=True
+        )
+        .select_related("annotator")
+        .order_by("annotator__username")
+    )
+    for annotation in unanswered:
+        held[annotation.item_id].append(annotation.annotator.username)
+    for annotation in answered:
+        if (
+            annotation.item.kind == BatchQuestion.Kind.GENERATED
+            and annotation.annotator.username not in counted
+        ):
+            uncounted[annotation.item_id].append(annotation.annotator.username)
+    return held, uncounted
+
+
 def _question_row(
-    *, item: BatchQuestion, answers: list[int], batch: ValidationBatch, quality: dict
+    *,
+    item: BatchQuestion,
+    answers: list[int],
+    batch: ValidationBatch,
+    quality: dict,
+    open_slots: tuple[str, ...] = (),
+    not_counted: tuple[str, ...] = (),
 ) -> QuestionRow:
     return QuestionRow(
         question_id=item.question_id,
@@ -128,6 +189,8 @@ def _question_row(
         agreement=observed_agreement(answers=answers),
         verdict=question_verdict(answers=answers, label=item.label, required=batch.annotations_per_question),
         quality=quality.get(item.question_id, {}),
+        open_slots=open_slots,
+        not_counted=not_counted,
     )
 
 
@@ -146,7 +209,6 @@ def _annotator_rows(*, batch: ValidationBatch, answered: list[Annotation]) -> li
             row["generated"] += 1
     rows = []
     for username, row in sorted(stats.items()):
-        accuracy = row["gold_ok"] / row["gold"] if row["gold"] else None
         rows.append(
             AnnotatorRow(
                 username=username,
@@ -155,9 +217,9 @@ def _annotator_rows(*, batch: ValidationBatch, answered: list[Annotation]) -> li
                 gold_correct=row["gold_ok"],
                 generated_answered=row["generated"],
                 seconds=row["seconds"],
-                counted=accuracy is None
-                or batch.min_gold_accuracy <= 0
-                or accuracy > batch.min_gold_accuracy,
+                counted=is_counted(
+                    gold_correct=row["gold_ok"], gold_answered=row["gold"], minimum=batch.min_gold_accuracy
+                ),
             )
         )
     return rows

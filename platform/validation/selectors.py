@@ -2,10 +2,11 @@
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.contrib.auth import get_user_model
+from django.db.models import Count, F, Q
 
 from recam.records import PLACEHOLDER
-from validation.models import Annotation, Assignment, ValidationBatch
+from validation.models import Annotation, Assignment, BatchQuestion, ValidationBatch
 
 ANNOTATOR_GROUP = "annotators"
 
@@ -14,6 +15,27 @@ def user_is_annotator(*, user) -> bool:
     return bool(
         user.is_authenticated and user.is_active and user.groups.filter(name=ANNOTATOR_GROUP).exists()
     )
+
+
+def is_counted(*, gold_correct: int, gold_answered: int, minimum: float) -> bool:
+    """The batch's rule: counted unless the gold-check accuracy is at or below the minimum (0 counts all)."""
+    return minimum <= 0 or not gold_answered or gold_correct / gold_answered > minimum
+
+
+def uncounted_annotator_ids(*, batch: ValidationBatch) -> set[int]:
+    """Annotators whose answers do not count: their slots are free for others (assignments.py)."""
+    rows = (
+        Annotation.objects.filter(item__batch=batch, item__kind=BatchQuestion.Kind.GOLD, answer__isnull=False)
+        .values("annotator_id")
+        .annotate(answered=Count("pk"), correct=Count("pk", filter=Q(answer=F("item__label"))))
+    )
+    return {
+        row["annotator_id"]
+        for row in rows
+        if not is_counted(
+            gold_correct=row["correct"], gold_answered=row["answered"], minimum=batch.min_gold_accuracy
+        )
+    }
 
 
 @dataclass(frozen=True)
@@ -104,3 +126,28 @@ def batch_overviews(*, user) -> list[BatchOverview]:
 
 def batch_get(*, pk: int) -> ValidationBatch | None:
     return ValidationBatch.objects.filter(pk=pk).first()
+
+
+def open_slot_holders(*, batch: ValidationBatch) -> list[tuple[str, int]]:
+    """(username, unanswered slots) of everyone with an open assignment in the batch."""
+    rows = (
+        Annotation.objects.filter(
+            assignment__batch=batch, assignment__status=Assignment.Status.OPEN, answer__isnull=True
+        )
+        .values("annotator__username")
+        .annotate(slots=Count("pk"))
+        .order_by("annotator__username")
+    )
+    return [(row["annotator__username"], row["slots"]) for row in rows]
+
+
+def annotator_usernames() -> list[str]:
+    return sorted(
+        get_user_model()
+        .objects.filter(groups__name=ANNOTATOR_GROUP, is_active=True)
+        .values_list("username", flat=True)
+    )
+
+
+def user_by_username(*, username: str):
+    return get_user_model().objects.filter(username=username).first()

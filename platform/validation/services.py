@@ -1,12 +1,15 @@
 """Writes: create a validation batch, hand out assignments race-free, record answers, export."""
 
+import dataclasses
 import hashlib
 import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
+import ftfy
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
@@ -54,6 +57,7 @@ def parse_labelled_jsonl(*, name: str, data: bytes) -> list[Question]:
         raise ApplicationError(str(exc)) from None
     if not questions:
         raise ApplicationError(f"{name}: no questions")
+    questions = [clean_question(question=q) for q in questions]
     unlabelled = [q.id for q in questions if q.label is None]
     if unlabelled:
         raise ApplicationError(
@@ -68,11 +72,75 @@ def record_extras(*, data: bytes) -> list[dict]:
     return [{k: v for k, v in json.loads(line).items() if k not in STANDARD_FIELDS} for line in lines]
 
 
-def default_gold_source() -> tuple[str, bytes]:
-    path = Path(settings.VALIDATION_GOLD_FILE)
+def clean_question(*, question: Question) -> Question:
+    """The question with mojibake repaired by ftfy ("Â£40m" -> "£40m"); ReCAM's dev sets carry some."""
+    return dataclasses.replace(
+        question,
+        article=ftfy.fix_text(question.article),
+        question=ftfy.fix_text(question.question),
+        options=tuple(ftfy.fix_text(option) for option in question.options),
+    )
+
+
+def batch_subtask(*, extras: list[dict]) -> int | None:
+    """The subtask every record names (datagen writes ``subtask``, as "2" or 2), or None when they
+    do not agree or name none."""
+    found = {str(extra.get("subtask")) for extra in extras}
+    return int(found.pop()) if len(found) == 1 and found <= {"1", "2"} else None
+
+
+def default_gold_source(*, subtask: int | None = None) -> tuple[str, bytes]:
+    """VALIDATION_GOLD_FILE when set; otherwise the official dev set of the batch's own subtask."""
+    if settings.VALIDATION_GOLD_FILE:
+        path = Path(settings.VALIDATION_GOLD_FILE)
+    else:
+        path = Path(settings.RECAM_DATA_DIR) / "training_data" / f"Task_{subtask or 1}_dev.jsonl"
     if not path.is_file():
         raise ApplicationError(f"no gold-check file at {path}: upload one or set VALIDATION_GOLD_FILE")
     return str(path), path.read_bytes()
+
+
+def earlier_validated(*, subtask: int | None) -> list[Question]:
+    """Kept questions of earlier batches of the same subtask: known-good, in the batch's own style."""
+    from validation.results import batch_results  # results reads the models this module writes
+
+    found = []
+    for earlier in ValidationBatch.objects.order_by("pk"):
+        items = earlier.questions.filter(kind=BatchQuestion.Kind.GENERATED)
+        if subtask is None or batch_subtask(extras=list(items.values_list("extra", flat=True))) != subtask:
+            continue
+        kept = {row.question_id for row in batch_results(batch=earlier).kept}
+        for item in items.filter(question_id__in=kept).order_by("question_id"):
+            found.append(
+                Question(
+                    id=item.question_id,
+                    article=item.article,
+                    question=item.question,
+                    options=tuple(item.options),
+                    label=item.label,
+                )
+            )
+    return found
+
+
+def _gold_pool(
+    *, gold: tuple[str, bytes] | None, subtask: int | None
+) -> tuple[str, list[tuple[Question, dict]]]:
+    """The gold checks: the uploaded or default file sampled to the pool size, plus validated questions
+    of earlier batches (renumbered after the file's ids, their origin kept in ``extra``)."""
+    gold_name, gold_data = gold or default_gold_source(subtask=subtask)
+    questions = parse_labelled_jsonl(name=gold_name, data=gold_data)
+    pool = settings.VALIDATION_GOLD_POOL
+    if len(questions) > pool:  # a fixed, seeded sample: the same file gives the same pool
+        questions = sorted(random.Random(0).sample(questions, pool), key=lambda q: q.id)
+    rows = [(q, {}) for q in questions]
+    next_id = max((q.id for q in questions), default=-1) + 1
+    for i, question in enumerate(earlier_validated(subtask=subtask)):
+        origin = {"validated_id": question.id}
+        rows.append((dataclasses.replace(question, id=next_id + i), origin))
+    if len(rows) > len(questions):
+        gold_name += f" + {len(rows) - len(questions)} validated earlier"
+    return gold_name, rows
 
 
 def batch_create(
@@ -90,14 +158,11 @@ def batch_create(
     leaks = sibling_leaks(generated)
     if leaks:  # one question answers another: not a set to validate (docs/validation.md)
         raise ApplicationError(leak_message(leaks, source=source_name))
-    gold_questions: list[Question] = []
+    extras = record_extras(data=data)
+    gold_rows: list[tuple[Question, dict]] = []
     gold_name = ""
     if batch_settings.gold_rate > 0:
-        gold_name, gold_data = gold or default_gold_source()
-        gold_questions = parse_labelled_jsonl(name=gold_name, data=gold_data)
-        pool = settings.VALIDATION_GOLD_POOL
-        if len(gold_questions) > pool:  # a fixed, seeded sample: the same file gives the same pool
-            gold_questions = sorted(random.Random(0).sample(gold_questions, pool), key=lambda q: q.id)
+        gold_name, gold_rows = _gold_pool(gold=gold, subtask=batch_subtask(extras=extras))
     with transaction.atomic():
         batch = ValidationBatch.objects.create(
             name=name.strip() or source_name,
@@ -107,12 +172,11 @@ def batch_create(
             created_by=created_by,
             **batch_settings.__dict__,
         )
-        extras = record_extras(data=data)
         rows = [
             _question_row(batch, BatchQuestion.Kind.GENERATED, q, extra)
             for q, extra in zip(generated, extras, strict=True)
         ]
-        rows += [_question_row(batch, BatchQuestion.Kind.GOLD, q) for q in gold_questions]
+        rows += [_question_row(batch, BatchQuestion.Kind.GOLD, q, extra) for q, extra in gold_rows]
         BatchQuestion.objects.bulk_create(rows)
     return batch
 
@@ -158,3 +222,37 @@ def annotator_set(*, user, annotator: bool = True) -> None:
         user.groups.add(group)
     else:
         user.groups.remove(group)
+
+
+def annotators_add(*, usernames: list[str]) -> list:
+    """Give the annotator role to existing accounts by username; nothing changes if one is unknown."""
+    names = [name.strip() for name in usernames if name.strip()]
+    if not names:
+        raise ApplicationError("name at least one account (usernames, separated by spaces or commas)")
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=names)}
+    unknown = [name for name in names if name not in users]
+    if unknown:
+        raise ApplicationError(
+            f"no account named {', '.join(unknown)}: the person signs up first, then you add them"
+        )
+    for user in users.values():
+        annotator_set(user=user)
+    return list(users.values())
+
+
+def batch_settings_update(
+    *, batch: ValidationBatch, annotations_per_question: int, min_gold_accuracy: float
+) -> ValidationBatch:
+    """Change the target number of counted annotations and the gold-check minimum of a running batch.
+
+    Both only change how answers are read (and how many slots are handed out from now on): no answer
+    is lost, so setting a value back restores the earlier results.
+    """
+    BatchSettings(
+        annotations_per_question=annotations_per_question, min_gold_accuracy=min_gold_accuracy
+    ).check()
+    ValidationBatch.objects.filter(pk=batch.pk).update(
+        annotations_per_question=annotations_per_question, min_gold_accuracy=min_gold_accuracy
+    )
+    batch.refresh_from_db()
+    return batch

@@ -8,16 +8,34 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
 
 from competitions.errors import ApplicationError
 from recam.agreement import CATEGORIES, NONE_FITS
 from validation import selectors
-from validation.assignments import annotation_answer, annotation_mark_shown, assignment_get_or_create
+from validation.assignments import (
+    annotation_answer,
+    annotation_mark_shown,
+    assignment_get_or_create,
+    assignments_release,
+)
 from validation.exports import batch_export_zip
-from validation.forms import BatchForm, QualityReportForm
+from validation.forms import (
+    AddAnnotatorsForm,
+    BatchForm,
+    BatchSettingsForm,
+    QualityReportForm,
+    ReleaseForm,
+)
 from validation.results import batch_results
-from validation.services import BatchSettings, batch_attach_quality_report, batch_create
+from validation.services import (
+    BatchSettings,
+    annotators_add,
+    batch_attach_quality_report,
+    batch_create,
+    batch_settings_update,
+)
 from validation.two_stage import (
     annotation_answer_with_article,
     annotation_answer_without_article,
@@ -91,16 +109,88 @@ def batch_detail(request, pk: int):
         else:
             messages.success(request, f"attached the quality report {upload.name}")
             return redirect("validation:batch", pk=batch.pk)
+    return _batch_page(request, batch, form=form)
+
+
+def _batch_page(request, batch, **forms):
     results = batch_results(batch=batch)
+    initial = {
+        "annotations_per_question": batch.annotations_per_question,
+        "min_gold_accuracy": batch.min_gold_accuracy,
+    }
     context = {
         "two_stage": two_stage_results(batch=batch) if batch.two_stage else None,
         "batch": batch,
         "results": results,
-        "form": form,
+        "form": forms.get("form") or QualityReportForm(),
+        "add_form": forms.get("add_form") or AddAnnotatorsForm(),
+        "settings_form": forms.get("settings_form") or BatchSettingsForm(initial=initial),
+        "holders": selectors.open_slot_holders(batch=batch),
+        "annotators": selectors.annotator_usernames(),
         "none_fits": NONE_FITS,
         "categories": CATEGORIES,
     }
-    return render(request, "validation/batch.html", context, status=400 if form.errors else 200)
+    status = 400 if any(f.errors for f in forms.values()) else 200
+    return render(request, "validation/batch.html", context, status=status)
+
+
+def _staff_batch(pk: int):
+    batch = selectors.batch_get(pk=pk)
+    if batch is None:
+        raise Http404("no such batch")
+    return batch
+
+
+@staff_member_required
+@require_POST
+def batch_add_annotators(request, pk: int):
+    batch = _staff_batch(pk)
+    form = AddAnnotatorsForm(request.POST)
+    if form.is_valid():
+        try:
+            users = annotators_add(usernames=form.cleaned_data["usernames"])
+        except ApplicationError as exc:
+            form.add_error("usernames", exc.message)
+        else:
+            names = ", ".join(sorted(u.username for u in users))
+            messages.success(
+                request, f"{names} can annotate now: they press Annotate on the Validation page."
+            )
+            return redirect("validation:batch", pk=batch.pk)
+    return _batch_page(request, batch, add_form=form)
+
+
+@staff_member_required
+@require_POST
+def batch_release(request, pk: int):
+    batch = _staff_batch(pk)
+    form = ReleaseForm(request.POST)
+    user = selectors.user_by_username(username=form.data.get("username", ""))
+    if user is None:
+        messages.error(request, "no such annotator")
+    else:
+        released = assignments_release(batch=batch, annotator=user)
+        messages.success(
+            request,
+            f"released {released} open slot{pluralize(released)} of {user.username}: others can take them",
+        )
+    return redirect("validation:batch", pk=batch.pk)
+
+
+@staff_member_required
+@require_POST
+def batch_settings(request, pk: int):
+    batch = _staff_batch(pk)
+    form = BatchSettingsForm(request.POST)
+    if form.is_valid():
+        try:
+            batch_settings_update(batch=batch, **form.cleaned_data)
+        except ApplicationError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, "batch settings saved; the results below use them")
+            return redirect("validation:batch", pk=batch.pk)
+    return _batch_page(request, batch, settings_form=form)
 
 
 @staff_member_required

@@ -106,7 +106,8 @@ def test_organizer_creates_a_phase_loads_gold_previews_and_publishes(
     page.click("#publish")
     page.wait_for_selector("text=Results published.")
     page.click("#freeze")
-    page.wait_for_selector("text=Official results frozen (1 rows).")
+    page.click("#confirm-freeze")
+    page.wait_for_selector("text=Official results frozen (1 row);")
     page.goto(f"{live_server.url}/c/mini/leaderboard/evaluation/")
     cell = page.locator("table[data-subtask='1'] tr:has-text('Owls') td.acc").inner_text()
     accuracy, interval = cell.split(" ", 1)  # "50.00 ±15.0": the score, then half its 95% interval

@@ -172,9 +172,23 @@ def test_console_publish_freeze_and_bad_gold_message(competition, staff_client):
     assert response.status_code == 200
     assert b"Nothing changed" in response.content
     assert b"line 2" in response.content
-    response = staff_client.post(reverse("console_freeze", args=[slug, "practice"]), follow=True)
-    assert b"Official results frozen (0 rows)." in response.content
+    response = staff_client.post(
+        reverse("console_freeze", args=[slug, "practice"]), {"confirm": "1"}, follow=True
+    )
+    assert b"Official results frozen (0 rows);" in response.content
 
 
 def test_the_admin_never_adds_or_edits_score_rows(admin_client, db):
     assert admin_client.get("/admin/submissions/score/add/").status_code == 403
+
+
+def test_the_closing_error_sits_under_closes(competition, staff_client):
+    slug = competition.slug
+    values = {"title": "Practice", "starts_at": "2026-03-02T10:00", "ends_at": "2026-03-01T10:00"}
+    values |= {"counted_policy": "best"}
+    page = staff_client.post(reverse("console_phase_settings", args=[slug, "practice"]), values)
+    assert page.status_code == 400
+    html = page.content.decode()
+    error = html.index("The phase must close after it opens.")
+    assert html.index('id="id_ends_at"') < error  # after the Closes input ...
+    assert error < html.index('id="id_max_submissions_per_day"')  # ... before the next field

@@ -150,3 +150,29 @@ def test_counted_note_names_the_subtask_and_own_row_is_marked(two_teams, client,
     assert '<td class="system">sys-Owls</td>' in board
     assert 'data-team="Owls"' in board
     assert '"Owls"' in board.split('id="my-team"')[1][:40]
+
+
+def test_the_token_page_cli_hints_parse_and_it_claims_nothing_false(db, client, tmp_path):
+    """Each command the page shows is accepted by the real CLI's parser (--url, not --server), and it
+    does not say the token is shown only once (the API's token endpoint returns it again)."""
+    import html
+    import shlex
+
+    from click.testing import CliRunner
+
+    from client.cli import main
+
+    client.force_login(UserFactory())
+    client.post(reverse("api_token"))
+    page = client.get(reverse("api_token")).content.decode()
+    assert "not shown again" not in page
+    assert "shown <strong>once</strong>" not in client.post(reverse("api_token")).content.decode()
+    (tmp_path / "predictions.zip").write_bytes(b"")
+    for name in ("cli-data", "cli-submit", "cli-board"):
+        command = html.unescape(re.search(rf'<code id="{name}">([^<]+)</code>', page).group(1))
+        args = shlex.split(command)[1:]
+        args = [str(tmp_path / a) if a.endswith(".zip") else a for a in args]
+        assert args[:2] == ["--url", "http://testserver"]
+        # --help stops before any request, after every option was parsed: a wrong one fails here.
+        result = CliRunner().invoke(main, [*args, "--help"])
+        assert result.exit_code == 0, result.output

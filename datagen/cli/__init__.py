@@ -1,0 +1,22 @@
+"""``python -m datagen``: one click group; each stage's commands live in their own module of this package.
+
+The commands are thin (parse, call one function, print); the work is in ``datagen.targets``,
+``datagen.options`` and ``datagen.quality``.
+"""
+
+import click
+
+from datagen.cli import abstractness, bench, candidates, options, overlap, quality
+
+
+@click.group()
+def main() -> None:
+    """Build ReCAM questions from XSum article/summary pairs (task paper, section 3)."""
+
+
+main.add_command(abstractness.abstractness)
+main.add_command(candidates.candidates)
+main.add_command(options.options)
+main.add_command(quality.quality)
+main.add_command(bench.distractors_bench)
+main.add_command(overlap.overlap)

@@ -1,0 +1,45 @@
+"""``python -m datagen quality``: the per-question quality report of a ReCAM file (thin CLI)."""
+
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from datagen.quality.report import summary_line
+from datagen.quality.run import quality_with_lm
+
+
+@click.command("quality")
+@click.option("--input", "input_path", required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="REPORT.json")
+@click.option("--model", help="Causal LM (GGUF file or HF dir; default LM_MODEL or SmolLM2-135M-Instruct).")
+@click.option("--device", help='Torch device (default: CUDA when present, else "cpu").')
+@click.option("--article-tokens", default=400, show_default=True, type=click.IntRange(min=1))
+@click.option("--batch-size", default=8, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--cache-dir", type=click.Path(file_okay=False), help="Score cache (default MODELS_DIR/quality)."
+)
+@click.option(
+    "--threads", type=click.IntRange(min=1), help="Torch CPU threads (2 at most on a shared machine)."
+)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def quality(input_path, output_path, model, device, article_tokens, batch_size, cache_dir, threads, quiet):
+    """Score every question with and without its article; write REPORT.json and REPORT.md."""
+    bar = tqdm(desc="scores", unit="q", disable=quiet)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        report = quality_with_lm(
+            input_path=input_path, output_path=output_path, model_path=model, device=device,
+            article_tokens=article_tokens, batch_size=batch_size, threads=threads, cache_dir=cache_dir,
+            progress=progress,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        bar.close()
+    click.echo(summary_line(report))
+    click.echo(f"report: {output_path} and {Path(output_path).with_suffix('.md')}")

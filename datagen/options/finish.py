@@ -1,0 +1,263 @@
+"""The last step of ``datagen options``: rankings -> pools -> (gated) questions -> files and report.
+
+``ranker`` "readers" uses the k-fold readers' top 10s; "lm" the LM's short lists over the subtask's
+answer vocabulary put in the gold's form (:func:`datagen.options.lm_words.score_blank`: its top ``lm_top``
+words with the article and its top ``lm_top`` without; the MRR/Recall rows rank the vocabulary with
+the article); "both" pools them with the readers' 30. The LM's scores are cached per question in the
+work dir (``gate-scores.jsonl``) so a rerun resumes. With ``--ranker readers --no-gate`` this is the
+paper's path (:func:`datagen.options.build.build_dataset`) unchanged; otherwise
+:func:`datagen.options.gated.build_gated_dataset` (inflection, reuse cap, gate).
+"""
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from datagen.options.build import Candidate, build_dataset, write_recam
+from datagen.options.gate import GATE_VERSION, GATE_VERSION_SECOND, MIN_GOLD_RANK
+from datagen.options.gated import (
+    build_gated_dataset,
+    cached_scorer,
+    gate_items,
+    lower_initial_gold,
+    second_items,
+)
+from datagen.options.lm_words import VERSION as LM_SCORING
+from datagen.options.lm_words import WINDOW
+from datagen.options.lm_words import item_key as key
+from datagen.options.retrieval import (
+    candidate_set,
+    load_rankings,
+    read_plan,
+    reader_metrics,
+    reader_pools,
+    text_vocabulary,
+)
+from datagen.options.stats import question_stats, write_report
+
+RANKERS = ("readers", "lm", "both")
+GATE_CHUNK = 8  # local gate scoring: questions scored and cached at a time
+
+
+def finish(
+    *,
+    work: Path,
+    groups: dict[str, list[Candidate]],
+    candidates: list[Candidate],
+    readers: tuple[str, ...],
+    output: Path,
+    ranker: str = "readers",
+    gated: bool = False,
+    lm_model: str | None = None,
+    lm_top: int = 10,
+    score_many: Callable[[list[dict]], Iterable[dict]] | None = None,
+    limit: int | None = None,
+    gate_min_rank: int = MIN_GOLD_RANK,
+    second_lm: str | None = None,
+    second_many: Callable[[list[dict]], Iterable[dict]] | None = None,
+    lm_window: int | None = WINDOW,
+) -> tuple[int, int, Path]:
+    """Write the questions and the report; return (written, dropped, report path).
+
+    ``limit``: questions for the first ``limit`` candidates only (a preview, or a measured sample): the
+    readers are still trained on the whole file's folds and the LM's vocabulary is the whole file's.
+
+    ``gate_min_rank``: the gate's lowest options-only rank of the gold (:mod:`datagen.options.gate`, rule 2).
+
+    ``score_many`` computes the gate's LM scores for a list of items (:func:`datagen.options.lm_words.gate_scores`
+    in this process by default; the CLI's Celery backend sends them to workers in shards).
+
+    ``second_lm``: the gate's second LM (version 4, :mod:`datagen.options.gate`; None: version 3), its scores
+    computed by ``second_many`` (default: :func:`~datagen.options.lm_words.gate_scores` here) and cached in
+    ``gate-scores2-<model key>.jsonl``.
+
+    ``lm_window``: the words after the blank both LMs' exact scores read (:data:`datagen.options.lm_words.WINDOW`;
+    None: to the end of the summary, the scoring rule of gate versions 3-4 before session 11).
+    """
+    from lexicon.resources import wordnet
+    from lexicon.vectors import load_vectors
+
+    plan = read_plan(work_dir=work)
+    use_readers = ranker in ("readers", "both")
+    rankings = {
+        s: load_rankings(work_dir=work, plan=plan, subtask=s, group=g, readers=readers) if use_readers else {}
+        for s, g in groups.items()
+    }
+    vocabulary_groups = groups
+    if limit is not None:
+        keep = {c.id for c in candidates[:limit]}
+        candidates = [c for c in candidates if c.id in keep]
+        groups = {s: [c for c in g if c.id in keep] for s, g in groups.items()}
+        groups = {s: g for s, g in groups.items() if g}
+        rankings = {s: {r: {q: v for q, v in by_q.items() if q in keep} for r, by_q in rankings[s].items()}
+                    for s in groups}  # fmt: skip
+    pools = reader_pools(rankings=rankings, readers=readers) if use_readers else {}
+    vectors = load_vectors(
+        Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(candidates)
+    )
+    why = None
+    if ranker == "readers" and not gated:
+        built = build_dataset(
+            candidates=candidates, pools=pools, wordnet=wordnet(), vectors=vectors, seed=plan.seed
+        )
+    else:
+        built = _lm_path(
+            work=work, groups=groups, candidates=candidates, pools=pools, rankings=rankings, ranker=ranker,
+            gated=gated, lm_model=lm_model, lm_top=lm_top, vectors=vectors, seed=plan.seed, score_many=score_many,
+            vocabulary_groups=vocabulary_groups, min_rank=gate_min_rank,
+            second_lm=second_lm if gated else None, second_many=second_many, window=lm_window,
+        )  # fmt: skip
+        why = built.why
+    return _write(
+        output=output, built=built, groups=groups, rankings=rankings, plan=plan, work=work,
+        readers=readers, vectors=vectors, why=why, settings={"ranker": ranker, "gate": gated, "lm_top": lm_top,
+        **({"lm_window": lm_window, "lm_scoring": LM_SCORING} if ranker != "readers" or gated else {}),
+        "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)", "limit": limit,
+        **({"gate_version": GATE_VERSION_SECOND if second_lm else GATE_VERSION, "gate_min_rank": gate_min_rank,
+            "gate_second_lm": second_lm, "gate_second_lm_key": second_key(second_lm) if second_lm else None}
+           if gated else {})},
+    )  # fmt: skip
+
+
+def _lm_path(
+    *,
+    work,
+    groups,
+    candidates,
+    pools,
+    rankings,
+    ranker,
+    gated,
+    lm_model,
+    lm_top,
+    vectors,
+    seed,
+    score_many,
+    vocabulary_groups,
+    min_rank=MIN_GOLD_RANK,
+    second_lm=None,
+    second_many=None,
+    window=WINDOW,
+):
+    """Score the pools (and, with the LM ranker, the subtask's vocabulary) with the LM, then build."""
+    from datagen.nlp import load_nlp
+    from datagen.options.lm_words import gate_scores, ranked_from_scores
+    from lexicon.resources import wordnet
+
+    candidates = [lower_initial_gold(c) for c in candidates]
+    groups = {s: [lower_initial_gold(c) for c in g] for s, g in groups.items()}
+    vocabulary = None
+    if ranker != "readers":
+        vocabulary = {
+            s: candidate_set([lower_initial_gold(c) for c in g]) for s, g in vocabulary_groups.items()
+        }
+    items = gate_items(
+        candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors,
+        vocabulary=vocabulary, top=lm_top, window=window,
+    )  # fmt: skip
+    chunk = None if score_many else GATE_CHUNK
+    score_many = score_many or (lambda batch: gate_scores(items=batch, lm_model=lm_model, progress=True))
+    scores = _cached_gate_scores(work=work, items=items, score_many=score_many, chunk=chunk)
+    if ranker != "readers":
+        by_id = {str(found["id"]): found for found in scores}
+        for s, group in groups.items():
+            rankings[s]["lm"] = {
+                c.id: ranked_from_scores(by_id[str(c.id)]) for c in group if str(c.id) in by_id
+            }
+        for found in scores:
+            qid = next(c.id for c in candidates if str(c.id) == str(found["id"]))
+            pools.setdefault(qid, []).append(found["proposed"])
+    second = None
+    if gated and second_lm:
+        found2 = second_items(items=items, scores=scores, min_rank=min_rank)
+        chunk2 = None if second_many else GATE_CHUNK
+        second_many = second_many or (
+            lambda batch: gate_scores(items=batch, lm_model=second_lm, progress=True)
+        )
+        name = f"gate-scores2-{second_key(second_lm)}.jsonl"
+        second = _cached_gate_scores(work=work, items=found2, score_many=second_many, chunk=chunk2, name=name)
+    return build_gated_dataset(
+        candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors, seed=seed,
+        scorer=cached_scorer(scores, second) if gated else None, min_rank=min_rank,
+    )  # fmt: skip
+
+
+def second_key(model: str) -> str:
+    """A short key of the second LM: the SHA-256 of its file (a GGUF) or of its directory's files."""
+    from baselines.lm_loading import model_sha256
+
+    return model_sha256(Path(model))[:12]
+
+
+def _cached_gate_scores(
+    *, work: Path, items: list[dict], score_many, chunk: int | None, name: str = "gate-scores.jsonl"
+) -> list[dict]:
+    """Gate scores from ``work/gate-scores.jsonl``, computing and appending the missing ones (resume).
+
+    ``chunk`` questions are scored and appended at a time (None: all at once, as the Celery backend
+    sends every shard before waiting). ``score_many`` returns its results in item order, as a list or
+    as they come (the Celery backend yields shard by shard): each is appended and flushed as it
+    arrives, so a run that stops half-way keeps every result it received."""
+
+    path = work / name
+    cached: dict[str, dict] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+                cached[record["key"]] = record
+            except (json.JSONDecodeError, KeyError):
+                continue
+    missing = [item for item in items if key(item) not in cached]
+    step = chunk or max(1, len(missing))
+    with path.open("a", encoding="utf-8") as handle:
+        for start in range(0, len(missing), step):
+            part = missing[start : start + step]
+            for item, found in zip(part, score_many(part), strict=True):
+                cached[key(item)] = {**found, "key": key(item)}
+                handle.write(json.dumps(cached[key(item)]) + "\n")
+                handle.flush()
+    return [cached[key(item)] for item in items]
+
+
+def _write(*, output, built, groups, rankings, plan, work, readers, vectors, why, settings):
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_recam(path=output, questions=built.questions, sources=built.sources)
+    per_subtask: dict[str, list] = {s: [] for s in groups}
+    for question, source in zip(built.questions, built.sources, strict=True):
+        per_subtask[source.subtask].append((question, source))
+    if len(groups) > 1:
+        for s, pairs in per_subtask.items():
+            split = output.with_name(f"{output.stem}.subtask{s}{output.suffix}")
+            write_recam(path=split, questions=[q for q, _ in pairs], sources=[c for _, c in pairs])
+    if why is not None:
+        with output.with_suffix(".why.jsonl").open("w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(w) + "\n" for w in why)
+    report = write_report(
+        output=output,
+        retrieval={s: reader_metrics(r) for s, r in rankings.items()},
+        candidates={s: len(g) for s, g in groups.items()},
+        written={s: len(q) for s, q in per_subtask.items()},
+        stats={s: question_stats([q for q, _ in pairs]) for s, pairs in per_subtask.items()},
+        drops=dict(built.drops),
+        excluded=dict(built.excluded),
+        provenance={
+            "plan": {**plan.__dict__, "readers": list(readers)},
+            "work_dir": str(work),
+            "vectors": vectors.name,
+            "options": settings,
+        },
+        gate=_gate_ranks(why) if why and settings.get("gate") else None,
+    )
+    return len(built.questions), sum(built.drops.values()), report
+
+
+def _gate_ranks(why: list[dict]) -> dict[str, dict[str, int]]:
+    """How often each options-only rank of the gold was drawn and reached (the gate's rule 2)."""
+    drawn, reached = Counter(), Counter()
+    for entry in why:
+        first = next(iter(entry["options"].values()))
+        drawn[str(first["gold_rank_target"])] += 1
+        reached[str(first["gold_rank"])] += 1
+    return {"drawn": dict(drawn), "reached": dict(reached)}
