@@ -192,6 +192,14 @@ def gate_valid(
     lead = options_only[LEAD]
     words = [w for w in dict.fromkeys(pool) if w != gold and w in article and w in lead]
     if second is not None:
+        # the second LM only removes words: where the lead LM alone cannot gate, its reason stands
+        # (the second LM did not score such questions: datagen.options.valid.second_items_valid)
+        alone = gate_valid(
+            gold=gold, pool=pool, article=article, options_only=options_only, target_rank=target_rank,
+            pmi_rank=pmi_rank, count=count, min_rank=min_rank, contrast=contrast,
+        )  # fmt: skip
+        if alone[0] is None:
+            return alone
         off2 = second["options_only"]
         if gold not in off2:
             return None, "gate-second-unscored"

@@ -165,3 +165,13 @@ def test_one_question_per_summary_and_no_sibling_leak(wordnet):
         assert tag in ("NN", "NNS")
         assert all(form_problem(word=o, tag=tag, wordnet=wordnet) is None for o in others)
     json.dumps([q.to_json() for q in built.questions])
+
+
+def test_gate_5_keeps_the_lead_lms_reason_when_the_second_lm_has_no_scores():
+    words = {"b1": (-1, 1), "b2": (-2, 2), "b3": (-1, -1), "b4": (-2, -2)}
+    article, off = _scores(0.0, 0.0, words)
+    empty = {"article": {}, "options_only": {}}
+    picks, reason = gate_valid(gold="g", pool=list(words), article=article, options_only={"lm": off},
+                               target_rank=3, pmi_rank=2, second=empty)  # fmt: skip
+    assert picks is None
+    assert reason == "gate-gold-options-favourite"  # not "gate-second-unscored": the lead LM decides
