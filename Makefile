@@ -9,7 +9,7 @@ export TRANSFORMERS_OFFLINE = 1
 export DJANGO_ENV ?= development
 HOST ?= 127.0.0.1
 PORT ?= 8000
-QUEUES ?= scoring,cpu,gpu,celery
+QUEUES ?= scoring,cpu,gpu,celery,maintenance
 # The database the second test pass uses; every Django test runs on SQLite and on this PostgreSQL.
 TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test
 # Tests that touch the database (they run on both backends).

@@ -33,9 +33,9 @@ def populate(*, data_dir: Path, teams: int, per_team: int, seed: int = 7) -> dic
     existing = Team.objects.filter(competition=competition).count()
     rng = random.Random(seed + existing)
     start = dt.datetime(2021, 1, 10, tzinfo=dt.UTC)
-    # No answers per question here, so the statistics pass (leaderboards.intervals) would only find
-    # nothing to compute, once per team: it is skipped while growing and the columns filled at the end.
-    skip_statistics = mock.patch("leaderboards.services.leaderboard_statistics_refresh", return_value=0)
+    # No answers per question here, so the statistics task (leaderboards.statistics) would only find
+    # nothing to compute: it is not asked for while growing, and the columns are filled at the end.
+    skip_statistics = mock.patch("leaderboards.services.statistics_request")
     for index in tqdm(range(existing, teams), desc=f"teams -> {teams}", leave=False, mininterval=5):
         with transaction.atomic(), skip_statistics:
             team = Team.objects.create(competition=competition, name=f"team-{index:05d}")

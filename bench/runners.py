@@ -20,6 +20,13 @@ def bench_b(options: dict) -> dict:
     return run_upload(data_dir=options["data_dir"])
 
 
+def bench_bs(options: dict) -> dict:
+    from bench.django_env import BENCH_DIR
+    from bench.upload import run_upload
+
+    return run_upload(data_dir=options["data_dir"], database_url=f"sqlite:///{BENCH_DIR / 'upload.sqlite3'}")
+
+
 def bench_c(options: dict) -> dict:
     from bench.serve import run_serve
 
@@ -56,9 +63,22 @@ def bench_h(options: dict) -> dict:
     return run_lm_window(data_dir=options["data_dir"], questions=options.get("window_questions", 8))
 
 
+def bench_i(options: dict) -> dict:
+    from bench.upload_bomb import run_upload_bomb
+
+    return run_upload_bomb(data_dir=options["data_dir"])
+
+
+def bench_j(options: dict) -> dict:
+    from bench.statistics_cpu import run_statistics_cpu
+
+    return run_statistics_cpu()
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
+    "bs": ("b_upload_sqlite", "(b) Upload to score visible, the same on the SQLite default", bench_bs),
     "c": ("c_leaderboard_rps", "(c) Leaderboard requests/s from gunicorn, 200 teams x 10", bench_c),
     "d": ("d_leaderboard_queries", "(d) Database queries per leaderboard page as teams grow", bench_d),
     "e": ("e_statistics", "(e) Analytics 60 teams x 2,025 questions; tied ranks of 200 teams", bench_e),
@@ -72,6 +92,16 @@ BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
         "h_lm_window",
         "(h) The gate's scoring window: CPU-s per question with exact scores cut after K words",
         bench_h,
+    ),
+    "i": (
+        "i_upload_bomb",
+        "(i) A 46 KB zip of 45 MiB of lines through the upload form: request time and peak memory",
+        bench_i,
+    ),
+    "j": (
+        "j_statistics_cpu",
+        "(j) Statistics CPU per score change at 10/100/500 teams: before, incremental, once per burst",
+        bench_j,
     ),
 }
 

@@ -6,8 +6,12 @@ submission until its score is in the answer (the phase's results are published f
 score itself is visible, not only the "scored" status). Latency = from the start of the upload to the
 first poll whose answer holds the score; each client polls as a scripted client would: after
 POLL_FIRST_MS, then doubling the interval up to POLL_MS.
-Run with 1 team and with 20 concurrent teams. Targets: p95 < 1 s at 20 teams; within 20x of the floor
-(a) at 1 team. Each row also gives where the time went, from the submissions' own timestamps.
+Run with 1 team (60 uploads), 20 and 100 concurrent teams (3 uploads each, a burst), on PostgreSQL ("b")
+and on the SQLite default ("bs"). Each team uploads its own file (its own accuracy), so the tied ranks
+and intervals have real work to do. Each row also gives where the time went (the submissions' own
+timestamps), the answers by HTTP status, the PostgreSQL deadlocks, whether the board equals an
+independent count, and the seconds from the last upload until the stored ranks and intervals equal a
+from-scratch recompute (``recam.stats`` on the files the bench generated).
 
 Sized for 2 cores: gunicorn with cpu_count sync workers (not 2 x cores + 1: the scoring worker and
 PostgreSQL need the same cores) and one Celery worker (prefork, concurrency 2). BENCH_WEB_WORKERS,
@@ -34,6 +38,7 @@ POLL_MS = int(os.environ.get("BENCH_POLL_MS", "25"))  # a scripted client's long
 # A first poll sooner than POLL_MS (doubling up to it) measured slower here: an early poll that misses
 # takes a web process and CPU while the worker scores (1.9 polls per upload, p50 90 ms vs 67 ms).
 POLL_FIRST_MS = int(os.environ.get("BENCH_POLL_FIRST_MS", str(POLL_MS)))
+SCORE_DEADLINE_S = 300  # an upload whose score is not visible 5 minutes after it was accepted is an error
 
 
 def _recreate_postgres(url: str) -> None:
@@ -90,6 +95,24 @@ def _cpu_seconds(roots: list[int], database: str) -> dict[str, float]:
     return totals
 
 
+def _team_files(*, data_dir: Path, gold: dict[int, int], count: int) -> list[tuple[bytes, dict[int, int]]]:
+    """One zipped subtask1.csv per team: team i answers right with its own probability (0.2 .. 0.8)."""
+    import random
+
+    from recam.submission import format_predictions, make_zip
+
+    files = []
+    for index in range(count):
+        rng = random.Random(1000 + index)
+        quality = 0.2 + 0.6 * index / max(1, count - 1)
+        predictions = {
+            qid: label if rng.random() < quality else (label + 1 + rng.randrange(4)) % 5
+            for qid, label in gold.items()
+        }
+        files.append((make_zip({"subtask1.csv": format_predictions(predictions)}), predictions))
+    return files
+
+
 def _teams(count: int) -> list[str]:
     """Create ``count`` users, each in its own team; return their API tokens."""
     from django.contrib.auth import get_user_model
@@ -108,48 +131,89 @@ def _teams(count: int) -> list[str]:
     return tokens
 
 
+class _Tally:
+    """What the client threads saw: every answer by HTTP status, the accepted uploads per token, errors."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.status: dict[str, int] = {}
+        self.accepted: dict[str, int] = {}
+        self.errors: list[str] = []
+        self.last_accepted = 0.0
+
+    def answer(self, code: int | str) -> None:
+        with self.lock:
+            self.status[str(code)] = self.status.get(str(code), 0) + 1
+
+
 def _one_team(
     base: str,
     token: str,
     data: bytes,
     uploads: int,
     out: list[tuple[float, float, int, int]],
-    errors: list[str],
+    tally: _Tally,
 ) -> None:
     session = requests.Session()
     session.headers["Authorization"] = f"Token {token}"
     url = f"{base}/api/phases/{PHASE}/submissions/?competition={SLUG}"
     for _ in range(uploads):
         start = time.perf_counter()
-        response = session.post(url, files={"file": ("predictions.zip", data)}, timeout=60)
+        try:
+            response = session.post(url, files={"file": ("predictions.zip", data)}, timeout=120)
+        except requests.RequestException as exc:  # no answer within 2 minutes (or none at all)
+            tally.answer(type(exc).__name__)
+            tally.errors.append(f"upload: {type(exc).__name__}")
+            continue
+        tally.answer(response.status_code)
         if response.status_code != 201:
-            errors.append(f"upload: HTTP {response.status_code} {response.text[:200]}")
+            tally.errors.append(f"upload: HTTP {response.status_code} {response.text[:200]}")
             continue
         accepted = time.perf_counter()
+        with tally.lock:
+            tally.accepted[token] = tally.accepted.get(token, 0) + 1
+            tally.last_accepted = max(tally.last_accepted, accepted)
         pk = response.json()["id"]
         body = response.json()
         polls = 0
         wait_ms = POLL_FIRST_MS
+        give_up = time.perf_counter() + SCORE_DEADLINE_S
         while not (body["status"] in ("failed", "waiting") or body["scores"]):
+            if time.perf_counter() > give_up:  # e.g. its scoring task failed for good: never scored
+                break
             time.sleep(wait_ms / 1000)
             wait_ms = min(2 * wait_ms, POLL_MS)
-            body = session.get(f"{base}/api/submissions/{pk}/", timeout=60).json()
+            try:
+                answer = session.get(f"{base}/api/submissions/{pk}/", timeout=120)
+            except requests.RequestException as exc:
+                tally.answer(type(exc).__name__)
+                continue
+            tally.answer(answer.status_code)
             polls += 1
+            if answer.status_code == 200:
+                body = answer.json()
         if not body["scores"]:
-            errors.append(f"submission {pk}: {body['status']} {body.get('failure_reason')}")
+            tally.errors.append(f"submission {pk}: {body['status']} {body.get('failure_reason')}")
             continue
         out.append(((accepted - start) * 1000, (time.perf_counter() - start) * 1000, pk, polls))
 
 
 def _measure(
-    base: str, tokens: list[str], data: bytes, uploads_per_team: int, roots: list[int], database: str
+    base: str,
+    tokens: list[str],
+    files: list[bytes],
+    uploads_per_team: int,
+    roots: list[int],
+    database: str,
+    board: "_Board | None" = None,
 ) -> dict:
     results: list[tuple[float, float, int, int]] = []
-    errors: list[str] = []
+    tally = _Tally()
     threads = [
-        threading.Thread(target=_one_team, args=(base, token, data, uploads_per_team, results, errors))
-        for token in tokens
+        threading.Thread(target=_one_team, args=(base, token, data, uploads_per_team, results, tally))
+        for token, data in zip(tokens, files, strict=True)
     ]
+    deadlocks_before, versions_before = _deadlocks(), _statistics_version()
     cpu_before = _cpu_seconds(roots, database)
     start = time.perf_counter()
     for thread in threads:
@@ -158,14 +222,23 @@ def _measure(
         thread.join()
     elapsed = time.perf_counter() - start
     cpu_after = _cpu_seconds(roots, database)
+    consistent = board.seconds_until_consistent(since=tally.last_accepted) if board else None
+    if board:
+        board.add_accepted(tally.accepted)
+    deadlocks, versions = _deadlocks(), _statistics_version()
     accepted = [r[0] for r in results]
     latencies = [r[1] for r in results]
     return {
         "teams": len(tokens),
         "uploads": len(tokens) * uploads_per_team,
         "scored": len(latencies),
-        "errors": len(errors),
-        "first_error": errors[0] if errors else "",
+        "errors": len(tally.errors),
+        "first_error": tally.errors[0] if tally.errors else "",
+        "answers_by_status": dict(sorted(tally.status.items())),
+        "deadlocks": None if deadlocks is None else deadlocks - deadlocks_before,
+        "statistics_recomputes": None if versions is None else versions - versions_before,
+        "s_until_statistics_consistent": consistent,
+        "board_equals_count": board.equals_count() if board else None,
         "upload_p50_ms": round(percentile(accepted, 50), 1) if accepted else None,
         "p50_ms": round(percentile(latencies, 50), 1) if latencies else None,
         "p95_ms": round(percentile(latencies, 95), 1) if latencies else None,
@@ -180,6 +253,115 @@ def _measure(
             for name in cpu_after
         },
     }
+
+
+def _deadlocks() -> int | None:
+    """PostgreSQL's count of deadlocks detected in this database (None on SQLite)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
+        return int(cursor.fetchone()[0])
+
+
+def _statistics_version() -> int | None:
+    """How many statistics recomputes the phase has had (None where the platform does not count them)."""
+    try:
+        from leaderboards.models import PhaseStatistics
+    except ImportError:
+        return None
+    from django.db.models import Sum
+
+    return PhaseStatistics.objects.aggregate(total=Sum("recomputes"))["total"] or 0
+
+
+class _Board:
+    """The board the platform stores, against an independent recount from the files the bench generated."""
+
+    def __init__(self, *, gold: dict[int, int], tokens: list[str], predictions: list[dict[int, int]]) -> None:
+        import numpy as np
+
+        from recam import stats
+
+        self.tokens = tokens
+        self.accepted: dict[str, int] = {}
+        self.names = [f"bench team {i:03d}" for i in range(len(tokens))]
+        self.vectors = [stats.correctness(predictions=p, gold=gold) for p in predictions]
+        self.accuracy = [float(np.mean(v)) for v in self.vectors]
+        self._expected: dict[tuple[str, ...], dict] = {}
+
+    def add_accepted(self, accepted: dict[str, int]) -> None:
+        for token, count in accepted.items():
+            self.accepted[token] = self.accepted.get(token, 0) + count
+
+    def _expected_for(self, names: tuple[str, ...]) -> dict[str, tuple]:
+        """team -> (rank, tied names, accuracy lo, hi): recam.stats from scratch over the teams on the board."""
+        if names not in self._expected:
+            import numpy as np
+            from django.conf import settings
+
+            from recam import stats
+
+            index = [self.names.index(n) for n in names]
+            ranking = stats.rank_entries(matrix=np.stack([self.vectors[i] for i in index]))
+            resamples = getattr(settings, "RECAM_BOOTSTRAP_RESAMPLES", stats.DEFAULT_RESAMPLES)
+            seed = getattr(settings, "RECAM_BOOTSTRAP_SEED", stats.DEFAULT_SEED)
+            expected = {}
+            for k, i in enumerate(index):
+                interval = stats.accuracy_interval(correct=self.vectors[i], resamples=resamples, seed=seed)
+                tied = tuple(sorted(names[j] for j in ranking.tied_with[k]))
+                expected[names[k]] = (ranking.ranks[k], tied, round(interval.lo, 9), round(interval.hi, 9))
+            self._expected[names] = expected
+        return self._expected[names]
+
+    def _stored(self) -> dict[str, tuple]:
+        from competitions.models import Phase
+        from leaderboards.selectors import leaderboard_tables
+
+        phase = Phase.objects.get(competition__slug=SLUG, kind=PHASE)
+        table = next(t for t in leaderboard_tables(phase=phase, subtasks=[1]) if t.subtask == 1)
+        return {
+            row.team: (
+                row.rank,
+                tuple(sorted(row.rank_tied_with)),
+                None if row.accuracy_lo is None else round(row.accuracy_lo, 9),
+                None if row.accuracy_hi is None else round(row.accuracy_hi, 9),
+            )
+            for row in table.rows
+            if not row.is_baseline
+        }
+
+    def consistent(self) -> bool:
+        stored = self._stored()
+        return bool(stored) and stored == self._expected_for(tuple(sorted(stored)))
+
+    def seconds_until_consistent(self, *, since: float, timeout: float = 180.0) -> float | None:
+        """Seconds from ``since`` (the last accepted upload) until the stored statistics equal a recount."""
+        from django.db import connection
+
+        while time.perf_counter() - since < timeout:
+            if self.consistent():
+                return round(max(0.0, time.perf_counter() - since), 2)
+            connection.close()  # a fresh snapshot for the next look
+            time.sleep(0.05)
+        return None
+
+    def equals_count(self) -> bool:
+        """Every team's row holds its own accuracy and counts exactly the uploads the server accepted."""
+        from leaderboards.models import LeaderboardEntry
+
+        rows = {
+            e.team_name: (e.entries, round(e.accuracy, 9))
+            for e in LeaderboardEntry.objects.filter(phase__competition__slug=SLUG, test_subtask=1)
+        }
+        expected = {
+            self.names[i]: (self.accepted[token], round(self.accuracy[i], 9))
+            for i, token in enumerate(self.tokens)
+            if self.accepted.get(token)
+        }
+        return rows == expected
 
 
 def _stages(*, ids: list[int]) -> dict[str, float | None]:
@@ -199,10 +381,12 @@ def _stages(*, ids: list[int]) -> dict[str, float | None]:
     return {name: round(percentile(v, 50), 1) if v else None for name, v in stages.items()}
 
 
-def _prepare_phase(*, data_dir: Path, database_url: str, teams: int) -> tuple[bytes, list]:
-    """A fresh database with the ReCAM competition, random gold and ``teams`` teams; (upload, tokens)."""
+def _prepare_phase(*, data_dir: Path, database_url: str, teams: int) -> tuple[dict, list]:
+    """A fresh database with the ReCAM competition, random gold and ``teams`` teams; (gold, tokens)."""
     if database_url.startswith("postgres"):
         _recreate_postgres(database_url)
+    else:
+        Path(database_url.removeprefix("sqlite:///")).unlink(missing_ok=True)
     setup_django(database_url=database_url)
     from django.apps import apps
 
@@ -217,10 +401,10 @@ def _prepare_phase(*, data_dir: Path, database_url: str, teams: int) -> tuple[by
     Phase.objects.filter(competition__slug=SLUG, kind=PHASE).update(
         results_hidden=False, max_submissions_per_day=None, max_submissions_total=None
     )
-    data, gold, _ = make_floor_input(data_dir=data_dir, seed=13)
+    _, gold, _ = make_floor_input(data_dir=data_dir, seed=13)
     test_set = TestSet.objects.get(phase__competition__slug=SLUG, phase__kind=PHASE, subtask=1)
     gold_store(test_set=test_set, labels=gold, source_name="random labels (benchmark)")
-    return data, _teams(teams)
+    return gold, _teams(teams)
 
 
 def _server_commands(
@@ -236,12 +420,32 @@ def _server_commands(
     return web, worker
 
 
-def run_upload(
-    *, data_dir: Path, database_url: str | None = None, concurrency=(1, 20), uploads: int = 60
-) -> dict:
+# (teams, uploads per team): one team's 60 uploads in a row, then bursts of 20 and 100 teams.
+DEFAULT_ROWS = ((1, 60), (20, 3), (100, 3))
+
+
+def _rows_from_env() -> tuple[tuple[int, int], ...]:
+    """BENCH_TEAMS="1,20" runs fewer rows (team counts from DEFAULT_ROWS, or N:uploads)."""
+    wanted = os.environ.get("BENCH_TEAMS", "")
+    if not wanted:
+        return DEFAULT_ROWS
+    known = dict(DEFAULT_ROWS)
+    rows = []
+    for item in wanted.split(","):
+        teams, _, uploads = item.strip().partition(":")
+        rows.append((int(teams), int(uploads) if uploads else known.get(int(teams), 3)))
+    return tuple(rows)
+
+
+def run_upload(*, data_dir: Path, database_url: str | None = None, rows=None) -> dict:
+    rows = rows or _rows_from_env()
     database_url = database_url or os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE_URL)
-    data, tokens = _prepare_phase(data_dir=data_dir, database_url=database_url, teams=max(concurrency))
+    most = max(teams for teams, _ in rows)
+    gold, tokens = _prepare_phase(data_dir=data_dir, database_url=database_url, teams=most)
     floor = run_floor(data_dir=data_dir, repeats=20)  # the floor under the same machine load
+    team_files = _team_files(data_dir=data_dir, gold=gold, count=most)
+    files = [data for data, _ in team_files]
+    board = _Board(gold=gold, tokens=tokens, predictions=[p for _, p in team_files])
 
     workers = int(os.environ.get("BENCH_WEB_WORKERS", os.cpu_count() or 1))
     threads = int(os.environ.get("BENCH_WEB_THREADS", "1"))
@@ -269,23 +473,37 @@ def run_upload(
         _wait_ready(f"{base}/api/phases/{PHASE}/leaderboard/?competition={SLUG}", servers[0])
         roots = [server.pid for server in servers]
         name = database_url.rsplit("/", 1)[-1].split("?")[0]
-        _measure(base, tokens[:1], data, 3, roots, name)  # warm-up: imports, connections, the first task
-        rows = [_measure(base, tokens[:c], data, max(1, uploads // c), roots, name) for c in concurrency]
+        _measure(base, tokens[:1], files[:1], 3, roots, name, board)  # warm-up: imports, connections
+        results = [
+            _measure(base, tokens[:teams], files[:teams], uploads, roots, name, board)
+            for teams, uploads in rows
+        ]
     finally:
         stop_servers(servers)
         log.close()
-    by_teams = {r["teams"]: r for r in rows}
+    by_teams = {r["teams"]: r for r in results}
+    p50_1 = by_teams.get(1, {}).get("p50_ms")
     return {
         "server": f"gunicorn {workers} workers x {threads} thread(s) + 1 celery worker "
         f"({pool}, concurrency {concurrency_worker}) on Redis",
         "poll_ms": f"{POLL_FIRST_MS} doubling to {POLL_MS}",
         "database": database_url.split("@")[-1],
-        "upload": f"subtask1.csv zipped ({len(data):,} bytes, {floor.lines:,} lines) to the {PHASE} phase",
+        "upload": f"subtask1.csv zipped ({len(files[0]):,} bytes, {floor.lines:,} lines, one file per team) "
+        f"to the {PHASE} phase",
         "floor_ms_median_same_run": floor.total_ms_median,
         "p50_ms_at_1_team": by_teams.get(1, {}).get("p50_ms"),
         "p50_over_floor_at_1_team": round(by_teams[1]["p50_ms"] / floor.total_ms_median, 1)
         if by_teams.get(1, {}).get("p50_ms")
         else None,
         "p95_ms_at_20_teams": by_teams.get(20, {}).get("p95_ms"),
-        "rows": rows,
+        "p95_ms_at_100_teams": by_teams.get(100, {}).get("p95_ms"),
+        # The targets are ratios within one run: p95 at 20 teams <= 10x and at 100 teams <= 20x the 1-team p50.
+        "p95_at_20_over_p50_at_1": _ratio(by_teams.get(20, {}).get("p95_ms"), p50_1),
+        "p95_at_100_over_p50_at_1": _ratio(by_teams.get(100, {}).get("p95_ms"), p50_1),
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "rows": results,
     }
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 1) if a and b else None

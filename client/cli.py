@@ -3,13 +3,14 @@
 import json
 import os
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import click
 from tqdm import tqdm
 
 from client import render
 from client.api import DEFAULT_URL, FINAL_STATUSES, ApiError, RecamApi
+from client.render import printable
 
 
 def _parse_trained_on(values: tuple[str, ...]) -> dict[int, int]:
@@ -150,7 +151,28 @@ def leaderboard(api: RecamApi, phase: str, fmt: str) -> None:
 def data(api: RecamApi, phase: str, out: Path) -> None:
     """Download a phase's public files: the questions (no labels), an example upload, the starting kit."""
     files = _run(lambda: api.data_files(phase=phase))
+    unsafe = [name for name in files if not is_plain_file_name(name)]
+    if unsafe:
+        shown = ", ".join(printable(repr(name)) for name in unsafe)
+        raise click.ClickException(
+            f"the server sent file names that are not plain file names ({shown}): nothing was written"
+        )
     out.mkdir(parents=True, exist_ok=True)
     for name, url in files.items():
         size = _run(lambda url=url, name=name: api.download(url=url, target=out / name))
         click.echo(f"{out / name}  {size:,} bytes")
+
+
+def is_plain_file_name(name: object) -> bool:
+    """A name that stays inside the folder it is joined to: no folders, no drive, no control characters.
+
+    >>> [is_plain_file_name(n) for n in ("subtask1.jsonl", "../../x", "/etc/passwd", "C:x", "a\\b", "..", "")]
+    [True, False, False, False, False, False, False]
+    """
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..")
+        and PurePosixPath(name).name == name
+        and PureWindowsPath(name).name == name
+        and name.isprintable()
+    )

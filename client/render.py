@@ -30,6 +30,20 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.2f}"
 
 
+def printable(text: object) -> str:
+    r"""Text from the server as a terminal can show it safely: control and invisible characters (escape
+    sequences, bidirectional overrides, zero-width spaces) written as ``\xNN`` or ``\uNNNN``.
+
+    >>> print(printable("\x1b]0;pwned\x07Owls\u200b"), printable("Équipe 7"))
+    \x1b]0;pwned\x07Owls\u200b Équipe 7
+    """
+    return "".join(char if char.isprintable() else _escaped(char) for char in str(text))
+
+
+def _escaped(char: str) -> str:
+    return f"\\x{ord(char):02x}" if ord(char) < 256 else f"\\u{ord(char):04x}"
+
+
 def _cell(value: object, column: str = "") -> str:
     if value is None:
         return "-"
@@ -39,7 +53,7 @@ def _cell(value: object, column: str = "") -> str:
         return f"{value:.4f}"
     if isinstance(value, bool):
         return "yes" if value else ""
-    return str(value)
+    return printable(value)
 
 
 def submission(sub: dict) -> str:
@@ -73,8 +87,10 @@ def submission(sub: dict) -> str:
         lines.append("scores are hidden until the organizers publish the results")
     scores = sub.get("scores") or []
     if scores:
-        lines.append(table(scores, ["test_subtask", "trained_on_subtask", "correct", "total", "accuracy"]))
-    return "\n".join(lines)
+        lines += table(scores, ["test_subtask", "trained_on_subtask", "correct", "total", "accuracy"]).split(
+            "\n"
+        )
+    return "\n".join(printable(line) for line in lines)  # names and reasons come from the server
 
 
 def _compact(row: dict) -> dict:
@@ -97,10 +113,10 @@ def leaderboard(board: dict) -> str:
     ----  ----  -----  -------------
     1     a     87.81  80.00 (↓7.81)
     """
-    lines = [f"leaderboard: {board.get('competition')} / {board.get('phase')}"]
+    lines = [printable(f"leaderboard: {board.get('competition')} / {board.get('phase')}")]
     if board.get("results_hidden"):
         lines.append("results are hidden until the organizers publish them")
     for section in board.get("tables") or []:
         rows = [_compact(row) for row in section.get("rows") or []]
-        lines += ["", section.get("title") or f"Subtask {section.get('subtask')}", table(rows)]
+        lines += ["", printable(section.get("title") or f"Subtask {section.get('subtask')}"), table(rows)]
     return "\n".join(lines)

@@ -12,6 +12,32 @@ from pathlib import Path
 
 PLACEHOLDER = "@placeholder"
 NUM_OPTIONS = 5
+# Ids and every other integer in the JSON the project reads fit in 18 digits (a 64-bit column). Python
+# refuses to convert more than 4,300 digits with a bare ValueError; a longer literal is refused first.
+MAX_INT_DIGITS = 18
+
+
+def bounded_int(literal: str) -> int:
+    """``json.loads``'s ``parse_int``: an integer of at most MAX_INT_DIGITS digits, else ValueError.
+
+    >>> bounded_int("-42")
+    -42
+    >>> bounded_int("9" * 5000)
+    Traceback (most recent call last):
+    ...
+    ValueError: the integer 99999999999999999999... has 5,000 digits; at most 18 are allowed
+    """
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise ValueError(
+            f"the integer {literal[:20]}... has {digits:,} digits; at most {MAX_INT_DIGITS} are allowed"
+        )
+    return int(literal)
+
+
+def loads_bounded(text: str | bytes) -> object:
+    """``json.loads`` with integers bounded (:func:`bounded_int`); any problem is a ValueError."""
+    return json.loads(text, parse_int=bounded_int)
 
 
 @dataclass(frozen=True)
@@ -77,9 +103,11 @@ def iter_jsonl(lines: Iterable[str], *, source: str = "<input>") -> Iterator[tup
             continue
         where = f"{source}:{lineno}"
         try:
-            record = json.loads(line)
+            record = loads_bounded(line)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
         yield where, record
 
 

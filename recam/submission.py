@@ -13,7 +13,7 @@ import hashlib
 import io
 import re
 import zipfile
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
 from recam.submission_types import (
@@ -72,7 +72,12 @@ def parse_submission(
     subtask1.csv: 1 of 2 ids have no prediction (first: 1)
     """
     name = PurePosixPath(filename.replace("\\", "/")).name or "upload"
-    entries, problems = _entries(data=data, name=name, limits=limits)
+    caps = {
+        entry: limits.max_file_bytes(len(expected_ids[subtask]))
+        for entry, subtask in SUBMISSION_FILES.items()
+        if subtask in expected_ids
+    }
+    entries, problems = _entries(data=data, name=name, limits=limits, caps=caps)
     files = []
     for entry_name, content in sorted(entries.items()):
         subtask = SUBMISSION_FILES[entry_name]
@@ -93,7 +98,9 @@ def parse_submission(
     return ParsedSubmission(sha256=sha256_hex(data), files=tuple(files))
 
 
-def _entries(*, data: bytes, name: str, limits: Limits) -> tuple[dict[str, bytes], list[Problem]]:
+def _entries(
+    *, data: bytes, name: str, limits: Limits, caps: Mapping[str, int]
+) -> tuple[dict[str, bytes], list[Problem]]:
     """The prediction files of an upload (a zip's, or the bare CSV itself) and the zip's problems.
 
     An upload that cannot hold prediction files at all (empty, too large, not a zip or a subtask CSV)
@@ -105,7 +112,7 @@ def _entries(*, data: bytes, name: str, limits: Limits) -> tuple[dict[str, bytes
         too_large = f"the file is {size_text(len(data))}, over the limit of {size_text(limits.max_bytes)}"
         raise SubmissionError([Problem(name, too_large)])
     if data[:4] == b"PK\x03\x04" or name.lower().endswith(".zip"):
-        return read_zip(data, name, limits)
+        return read_zip(data, name, limits, caps)
     if name in SUBMISSION_FILES:
         return {name: data}, []
     if name.lower().endswith(".csv"):
@@ -121,17 +128,31 @@ def _entries(*, data: bytes, name: str, limits: Limits) -> tuple[dict[str, bytes
     raise SubmissionError([Problem(name, message)])
 
 
+def _lines(content: bytes, max_line_bytes: int) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, line without its ending, whether it was cut at ``max_line_bytes``), one at a time:
+    the file is never split into a list, and a long line is never copied whole."""
+    start, lineno, size = 0, 0, len(content)
+    while start < size:
+        lineno += 1
+        end = content.find(b"\n", start)
+        end = size if end == -1 else end
+        cut = end - start > max_line_bytes
+        yield lineno, content[start : min(end, start + max_line_bytes)].rstrip(b"\r"), cut
+        start = end + 1
+
+
 def _parse_csv(
     content: bytes, name: str, expected: Collection[int], limits: Limits
 ) -> tuple[dict[int, int], list[Problem]]:
+    """Read at most the phase's question count plus a margin of lines, and stop at the problem cap:
+    the work is bounded by the test set's size, not by the file's."""
     problems: list[Problem] = []
     line_problems = 0
 
     def report(message: str, line: int) -> None:
         nonlocal line_problems
         line_problems += 1
-        if line_problems <= limits.max_line_problems:
-            problems.append(Problem(name, message, line))
+        problems.append(Problem(name, message, line))
 
     if content.startswith(b"\xef\xbb\xbf"):
         problems.append(Problem(name, "starts with a byte-order mark (BOM); save it as UTF-8 without BOM", 1))
@@ -141,34 +162,23 @@ def _parse_csv(
     predictions: dict[int, int] = {}
     first_line: dict[int, int] = {}
     expected_set = expected if isinstance(expected, set | frozenset) else set(expected)
-    for lineno, raw in enumerate(content.split(b"\n"), start=1):
-        raw = raw.rstrip(b"\r")
-        if not raw.strip():
+    max_lines = limits.max_lines(len(expected_set))
+    for lineno, raw, cut in _lines(content, limits.max_line_bytes):
+        if lineno > max_lines:
+            problems.append(_too_many_lines(name, lineno, len(expected_set), limits))
+            return predictions, problems
+        if line_problems >= limits.max_line_problems:
+            problems.append(Problem(name, f"reading stopped here after {line_problems} problems", lineno))
+            return predictions, problems
+        if not raw.strip() and not cut:
             continue
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            report(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", lineno)
-            continue
-        qid, label, problem = _parse_line(line, lineno)
-        if qid is not None:
-            if qid in first_line:
-                report(f"id {qid} appears again (first on line {first_line[qid]})", lineno)
-                continue
-            first_line[qid] = lineno  # a bad label still answers this id: it is not also "missing"
-            if qid not in expected_set:
-                report(
-                    f"unknown id {qid}: not in this phase's Subtask {SUBMISSION_FILES[name]} test set", lineno
-                )
-                continue
+        problem = None
+        if not cut or b"," in raw:  # a head without its comma says nothing about the fields
+            problem = _take_line(raw, lineno, name, expected_set, predictions, first_line, cut=cut)
+        if problem is None and cut:
+            problem = f"the line is longer than {limits.max_line_bytes} bytes: not an 'id,label' line"
         if problem is not None:
             report(problem, lineno)
-            continue
-        predictions[qid] = label
-    if line_problems > limits.max_line_problems:
-        problems.append(
-            Problem(name, f"... and {line_problems - limits.max_line_problems:,} more line problems")
-        )
     missing = sorted(set(expected_set) - set(first_line))
     if missing:
         first = ", ".join(str(i) for i in missing[:5])
@@ -178,6 +188,44 @@ def _parse_csv(
             )
         )
     return predictions, problems
+
+
+def _take_line(
+    raw: bytes,
+    lineno: int,
+    name: str,
+    expected: Collection[int],
+    predictions: dict[int, int],
+    first_line: dict[int, int],
+    *,
+    cut: bool = False,
+) -> str | None:
+    """Record one line's prediction; return its problem, if any. A ``cut`` line (its head only) is
+    checked but never recorded: its id counts as answered, its problem is the one its head shows."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+    qid, label, problem = _parse_line(line, lineno)
+    if qid is not None:
+        if qid in first_line:
+            return f"id {qid} appears again (first on line {first_line[qid]})"
+        first_line[qid] = lineno  # a bad label still answers this id: it is not also "missing"
+        if qid not in expected:
+            return f"unknown id {qid}: not in this phase's Subtask {SUBMISSION_FILES[name]} test set"
+    if problem is not None or cut:
+        return problem
+    predictions[qid] = label
+    return None
+
+
+def _too_many_lines(name: str, lineno: int, questions: int, limits: Limits) -> Problem:
+    return Problem(
+        name,
+        f"more than {limits.max_lines(questions):,} lines: this phase's Subtask {SUBMISSION_FILES[name]} "
+        f"test set has {questions:,} questions (one line each); reading stopped here",
+        lineno,
+    )
 
 
 def _parse_line(line: str, lineno: int) -> tuple[int | None, int | None, str | None]:

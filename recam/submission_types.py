@@ -11,7 +11,18 @@ class Limits:
     max_bytes: int = 10 * 1024 * 1024  # the upload itself
     max_entries: int = 100  # entries in a zip
     max_uncompressed_bytes: int = 50 * 1024 * 1024  # all entries together, as actually read
-    max_line_problems: int = 50  # per file; the rest are summarised in one line
+    max_line_problems: int = 50  # per file; reading stops at the next one
+    # A prediction file holds one line per test question: at most the phase's question count plus this
+    # margin (blank lines count) is read, and no line is longer than max_line_bytes.
+    line_margin: int = 1000
+    max_line_bytes: int = 200
+
+    def max_lines(self, questions: int) -> int:
+        return questions + self.line_margin
+
+    def max_file_bytes(self, questions: int) -> int:
+        """The most a prediction file for ``questions`` questions can unpack to (each line and its end)."""
+        return self.max_lines(questions) * (self.max_line_bytes + 2)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 import io
 import re
 import zipfile
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from recam.submission_types import SUBMISSION_FILES, Limits, Problem, SubmissionError, size_text
@@ -11,7 +12,12 @@ _IGNORED_ZIP_ENTRIES = ("__MACOSX/",)
 _IGNORED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 
 
-def read_zip(data: bytes, name: str, limits: Limits) -> tuple[dict[str, bytes], list[Problem]]:
+def read_zip(
+    data: bytes, name: str, limits: Limits, caps: Mapping[str, int] | None = None
+) -> tuple[dict[str, bytes], list[Problem]]:
+    """The prediction files at the zip's root, each read up to its cap in ``caps`` (bytes; the most a
+    valid file for the phase can hold). A prediction file without a cap (its subtask is not in the phase)
+    is not unpacked: it is refused whatever it holds, so it comes back empty."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
@@ -60,17 +66,28 @@ def read_zip(data: bytes, name: str, limits: Limits) -> tuple[dict[str, bytes], 
         if info.flag_bits & 0x1:
             problems.append(Problem(where, "is encrypted; upload an unencrypted zip"))
             continue
-        content = _read_entry(archive, info, budget)
+        if caps is not None and entry not in caps:
+            entries[entry] = b""
+            continue
+        cap = budget if caps is None else min(budget, caps[entry])
+        content = _read_entry(archive, info, cap)
         if content is None:
-            problems.append(
-                Problem(where, f"unpacks to more than {size_text(limits.max_uncompressed_bytes)}; refused")
-            )
+            problems.append(Problem(where, _too_large(cap, budget, limits)))
             continue
         budget -= len(content)
         entries[entry] = content
     if not entries and not problems:
         problems.append(Problem(name, "the zip holds neither subtask1.csv nor subtask2.csv at its root"))
     return entries, problems
+
+
+def _too_large(cap: int, budget: int, limits: Limits) -> str:
+    if cap < budget:
+        return (
+            f"unpacks to more than {size_text(cap)}, more than a prediction file for this phase's test "
+            "set can hold; refused"
+        )
+    return f"unpacks to more than {size_text(limits.max_uncompressed_bytes)}; refused"
 
 
 def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -> bytes | None:

@@ -28,10 +28,14 @@ worker=$!
 $PYTHON -m celery -A tasks.app worker -l info -Q "${CELERY_CPU_QUEUE:-cpu},${CELERY_GPU_QUEUE:-gpu},celery" -n "jobs@%h" \
   --concurrency "${JOBS_CONCURRENCY:-1}" --logfile var/log/jobs-worker.log --pidfile var/jobs-worker.pid &
 jobs=$!
+# The reaper (sent by beat) has a worker of its own: it must run while the scoring worker is dead or busy.
+$PYTHON -m celery -A tasks.app worker -l info -Q "${CELERY_MAINTENANCE_QUEUE:-maintenance}" -n "maintenance@%h" \
+  --pool solo --without-gossip --without-mingle --logfile var/log/maintenance-worker.log --pidfile var/maintenance-worker.pid &
+maintenance=$!
 $PYTHON -m celery -A tasks.app beat -l info --schedule var/celerybeat-schedule \
   --logfile var/log/beat.log --pidfile var/beat.pid &
 beat=$!
-trap 'kill $worker $jobs $beat 2>/dev/null; wait $worker $jobs $beat 2>/dev/null' EXIT INT TERM
+trap 'kill $worker $jobs $maintenance $beat 2>/dev/null; wait $worker $jobs $maintenance $beat 2>/dev/null' EXIT INT TERM
 echo "Site: http://$HOST:$PORT/   (worker logs: var/log/worker.log, var/log/jobs-worker.log)"
 # gunicorn (a production server) with WhiteNoise serving /static/: runserver's static handler turned
 # path-traversal probes into 500 pages. WEB_WORKERS sync workers (2 for 2 cores).

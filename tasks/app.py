@@ -16,6 +16,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 TASK_MODULES: list[str] = [
     "tasks.options",
     "tasks.scoring",
+    "tasks.statistics",
     "tasks.datagen",
     "tasks.reaper",
     "tasks.console_datasets",

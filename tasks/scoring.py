@@ -23,10 +23,14 @@ TASK_NAME = SCORE_TASK
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=TRANSIENT_ERRORS,
+    # 2, 4, 8, 16, then every 30 s: about four minutes of tries, longer than a burst of uploads holds
+    # the database (each try also waits SQLITE_BUSY_TIMEOUT for the lock). No jitter: Celery's full
+    # jitter draws each wait from 0 to the back-off, and five "retries" could all come at once. The cap
+    # stays under the scoring queue's visibility timeout, or Redis would hand a waiting retry out twice.
     retry_backoff=2,
-    retry_backoff_max=60,
-    retry_jitter=True,
-    max_retries=5,
+    retry_backoff_max=max(1, min(30, settings.SCORING_VISIBILITY_TIMEOUT - 15)),
+    retry_jitter=False,
+    max_retries=10,
     time_limit=settings.SCORING_TASK_TIME_LIMIT,
     soft_time_limit=max(1, settings.SCORING_TASK_TIME_LIMIT - 5),
 )

@@ -1,6 +1,8 @@
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm, UserCreationForm
+
+from accounts.services import account_tokens_revoke
 
 
 class SignupForm(UserCreationForm):
@@ -15,7 +17,24 @@ class SignupForm(UserCreationForm):
         fields = ("username", "email")
 
     def clean_email(self) -> str:
-        email = self.cleaned_data["email"].strip()
-        if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError("An account with this e-mail exists: log in or reset its password.")
-        return email
+        # Whether an account has this address is never said here (that would tell anyone which addresses
+        # have accounts): accounts.services.account_signup writes to the address either way.
+        return self.cleaned_data["email"].strip()
+
+
+class TokenRevokingSetPasswordForm(SetPasswordForm):
+    """A password reset: the new password also revokes the user's API tokens."""
+
+    def save(self, commit: bool = True):
+        user = super().save(commit=commit)
+        account_tokens_revoke(user=user)
+        return user
+
+
+class TokenRevokingPasswordChangeForm(PasswordChangeForm):
+    """A password change: the new password also revokes the user's API tokens."""
+
+    def save(self, commit: bool = True):
+        user = super().save(commit=commit)
+        account_tokens_revoke(user=user)
+        return user

@@ -10,7 +10,6 @@ import hashlib
 import json
 import math
 import time
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +17,8 @@ from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+
+from accounts.names import name_key
 
 
 @dataclass(frozen=True)
@@ -75,9 +76,10 @@ def normalise_username(username: str) -> str:
     """The name as Django authenticates it (NFKC, ``AbstractBaseUser.normalize_username``), casefolded.
 
     Look-alikes that log in as one account (fullwidth U+FF43 U+FF11 and ``c1``) share one bucket; the casefold
-    makes the bucket coarser still (``Ada`` and ``ada``), which only ever limits more, never less.
+    makes the bucket coarser still (``Ada`` and ``ada``, invisible characters dropped: accounts.names),
+    which only ever limits more, never less.
     """
-    return unicodedata.normalize("NFKC", username).casefold().strip()
+    return name_key(username)
 
 
 def posted_username(request: HttpRequest) -> str:
@@ -97,13 +99,24 @@ def key_ip_username(request: HttpRequest) -> str:
 
 
 def key_user(request: HttpRequest) -> str:
-    """The logged-in user, else the API token (hashed), else the address."""
+    """The logged-in user, else the API token's user, else the token itself (hashed), else the address.
+
+    The token is read as DRF reads it (scheme in any case, any whitespace): ``Token k``, ``token k`` and
+    ``TOKEN  k`` are one client, and one with the user's browser session.
+    """
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
-        return f"user:{user.pk}:{user.get_username()}"
-    authorization = request.META.get("HTTP_AUTHORIZATION", "")
-    if authorization:
-        return f"auth:{hashlib.sha256(authorization.encode()).hexdigest()}"
+        return f"user:{user.pk}"
+    parts = request.META.get("HTTP_AUTHORIZATION", "").split()
+    if len(parts) == 2 and parts[0].lower() == "token":
+        from rest_framework.authtoken.models import Token  # accounts does not depend on the API app
+
+        user_id = Token.objects.filter(key=parts[1]).values_list("user_id", flat=True).first()
+        if user_id is not None:
+            return f"user:{user_id}"
+        return f"token:{hashlib.sha256(parts[1].encode()).hexdigest()}"
+    if parts:
+        return f"auth:{hashlib.sha256(' '.join(parts).lower().encode()).hexdigest()}"
     return key_ip(request)
 
 

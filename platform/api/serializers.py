@@ -208,6 +208,12 @@ class LeaderboardSerializer(serializers.Serializer):
         help_text="true: the organizers have not published the results yet"
     )
     scorer_version = serializers.CharField()
+    statistics_version = serializers.IntegerField(
+        help_text="how many times the intervals and ranks were recomputed (the version shown)"
+    )
+    statistics_updating = serializers.BooleanField(
+        help_text="true: scores changed since; intervals and ranks are being recomputed (accuracies are current)"
+    )
     tables = LeaderboardTableSerializer(many=True)
 
 

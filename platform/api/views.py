@@ -8,7 +8,6 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -21,6 +20,7 @@ from api.errors import api_exception_handler
 from api.selectors import is_organizer, leaderboard_tables_json, phase_for_api, submissions_for_api
 from api.services import token_get_or_create
 from competitions.errors import ApplicationError
+from leaderboards.selectors import phase_statistics_state
 from recam.metrics import SCORER_VERSION
 from submissions.quotas import quota_status
 from submissions.selectors import submission_get_for_user
@@ -44,9 +44,9 @@ COMPETITION = OpenApiParameter(
 
 
 class ApiView(APIView):
-    """Token (or browser session) authentication, JSON only, errors as ``{"detail", "problems"}``."""
+    """Token (or browser session) authentication (settings.REST_FRAMEWORK), JSON only, errors as
+    ``{"detail", "problems"}``."""
 
-    authentication_classes = (TokenAuthentication, SessionAuthentication)
     permission_classes = (IsAuthenticated,)
     renderer_classes = (JSONRenderer,)
     schema = AutoSchema()
@@ -141,6 +141,7 @@ class LeaderboardView(ApiView):
             "phase": phase_obj.kind,
             "results_hidden": hidden,
             "scorer_version": SCORER_VERSION,
+            **phase_statistics_state(phase=phase_obj),
             "tables": tables,
         }
         return Response(body)  # shaped as s.LeaderboardSerializer documents; tables come from the cache

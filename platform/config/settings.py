@@ -58,7 +58,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "config.middleware.SlashRedirectMiddleware",  # Django's CommonMiddleware; a POST without the slash: 308
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -93,15 +93,26 @@ DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 _test_db = env.str("TEST_DATABASE_NAME", default="")
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": _test_db or str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
+    # Concurrent writers (web processes, scoring workers) on one SQLite file: write-ahead logging (readers
+    # never wait for the writer), transactions that take the write lock when they begin (a deferred one
+    # that must upgrade its lock fails at once with "database is locked", whatever the timeout), and a
+    # writer that waits up to SQLITE_BUSY_TIMEOUT seconds for the lock instead of failing.
+    _sqlite = DATABASES["default"].setdefault("OPTIONS", {})
+    _sqlite.setdefault("timeout", env.int("SQLITE_BUSY_TIMEOUT", default=20))
+    _sqlite.setdefault("transaction_mode", "IMMEDIATE")
+    _sqlite.setdefault("init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
 else:
     DATABASES["default"]["TEST"] = {"NAME": _test_db or f"test_recam_{os.getpid()}"}
     # Each process names its sessions (pg_stat_activity.application_name): operators see which web, worker
     # or test process holds a connection, and a test can end the sessions of other processes only.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("application_name", f"recam-{os.getpid()}")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# Rate limits and the leaderboard page cache live here. The default is per process; in production use
-# one shared cache, e.g. CACHE_URL=rediscache://127.0.0.1:6379/1, so limits hold across server processes.
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# Rate limits, login lockouts and the leaderboard page cache live here, so it must be one cache that every
+# web process shares and that outlives their restarts: the Redis the project already runs (Django's
+# RedisCache), REDIS_URL unless CACHE_URL names another. The tests use locmemcache:// (pyproject.toml).
+REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+CACHES = {"default": env.cache("CACHE_URL", default=REDIS_URL)}
+CACHES["default"].setdefault("KEY_PREFIX", "recam")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -174,8 +185,7 @@ ORGANIZER_PASSWORD_FILE = Path(
     env.str("ORGANIZER_PASSWORD_FILE", default=str(VAR_DIR / "organizer-password.txt"))
 )
 
-# --- Celery (Redis broker) -----------------------------------------------------------------------
-REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+# --- Celery (Redis broker; REDIS_URL above) ------------------------------------------------------
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL)
 CELERY_TASK_SERIALIZER = "json"
@@ -215,6 +225,10 @@ SCORING_WORKERS = env.int("SCORING_WORKERS", default=2)
 # Leaderboard statistics (leaderboards.intervals): bootstrap resamples and seed.
 RECAM_BOOTSTRAP_RESAMPLES = env.int("RECAM_BOOTSTRAP_RESAMPLES", default=1000)
 RECAM_BOOTSTRAP_SEED = env.int("RECAM_BOOTSTRAP_SEED", default=20210401)
+# The statistics task runs once the phase has had no score change for QUIET seconds, and at least every
+# MAX_WAIT seconds during a long burst (docs/statistics.md).
+RECAM_STATISTICS_QUIET_SECONDS = env.float("RECAM_STATISTICS_QUIET_SECONDS", default=1.0)
+RECAM_STATISTICS_MAX_WAIT_SECONDS = env.float("RECAM_STATISTICS_MAX_WAIT_SECONDS", default=5.0)
 
 # --- Scoring that survives faults (docs/operations.md) -----------------------------------------
 # A submission queued or scoring for longer than this is stuck: the reaper re-queues it, and after
@@ -222,11 +236,14 @@ RECAM_BOOTSTRAP_SEED = env.int("RECAM_BOOTSTRAP_SEED", default=20210401)
 STUCK_SUBMISSION_MINUTES = env.float("STUCK_SUBMISSION_MINUTES", default=5)
 SCORING_MAX_ATTEMPTS = env.int("SCORING_MAX_ATTEMPTS", default=3)
 REAPER_INTERVAL_SECONDS = env.float("REAPER_INTERVAL_SECONDS", default=60)
+# The reaper has a queue and a worker of its own (scripts/run.sh): it must run when the scoring worker
+# is dead or busy, and never wait behind an hours-long model job.
+CELERY_MAINTENANCE_QUEUE = env.str("CELERY_MAINTENANCE_QUEUE", default="maintenance")
 CELERY_BEAT_SCHEDULE = {
     "reap-stuck-submissions": {
         "task": "submissions.reap",  # submissions.services.REAP_TASK
         "schedule": REAPER_INTERVAL_SECONDS,
-        "options": {"queue": CELERY_SCORING_QUEUE, "expires": REAPER_INTERVAL_SECONDS},
+        "options": {"queue": CELERY_MAINTENANCE_QUEUE, "expires": REAPER_INTERVAL_SECONDS},
     },
 }
 
@@ -236,6 +253,16 @@ RATELIMIT_CACHE = env.str("RATELIMIT_CACHE", default="default")
 RATELIMIT_LOGIN = env.str("RATELIMIT_LOGIN", default="10/300")  # per IP and username
 RATELIMIT_SIGNUP = env.str("RATELIMIT_SIGNUP", default="20/3600")  # per IP
 RATELIMIT_UPLOAD = env.str("RATELIMIT_UPLOAD", default="30/60")  # per user
+RATELIMIT_API_TOKEN = env.str("RATELIMIT_API_TOKEN", default="20/300")  # wrong API tokens, per IP
+# The API authenticates by token or by the site's session, nothing else: DRF's default Basic
+# authentication would check a password on every request, outside the login page's rate limit and lockout.
+# Passwords reach the API only at /api/token/ (limited as logins); wrong tokens are limited per address.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.RateLimitedTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+}
 # --- Human validation of generated questions (docs/validation.md) ----------------------------------
 # Where "select a file on the server" looks for generated jsonl files (datagen options writes them).
 VALIDATION_SOURCE_DIR = Path(env.str("VALIDATION_SOURCE_DIR", default=str(VAR_DIR / "datagen")))

@@ -19,6 +19,7 @@ from competitions.models import Phase
 from competitions.selectors import gold_labels
 from leaderboards.models import LeaderboardEntry
 from recam.analytics import OPTIONS, Analytics, analyse
+from recam.records import loads_bounded
 from submissions.models import Score
 
 QUALITY_SUMMARY_KEYS = (
@@ -43,9 +44,11 @@ class QualityReport:
 def quality_report_parse(*, data: bytes, name: str) -> QualityReport:
     """The datagen quality report: top-level summary numbers and a ``questions`` list (joined by id)."""
     try:
-        report = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        report = loads_bounded(data.decode("utf-8"))
+    except json.JSONDecodeError as exc:
         raise QualityReportError(f"{name}: not a JSON file ({exc})") from exc
+    except ValueError as exc:  # not UTF-8, or an integer of thousands of digits
+        raise QualityReportError(f"{name}: {exc}") from exc
     if not isinstance(report, dict) or not isinstance(report.get("questions", []), list):
         raise QualityReportError(f"{name}: expected an object with a 'questions' list")
     per_question = {}

@@ -5,6 +5,7 @@ import io
 import json
 from collections.abc import Sequence
 
+from accounts.names import csv_row
 from leaderboards.selectors import LeaderboardRow, LeaderboardTable
 
 FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/x-latex"}
@@ -58,7 +59,7 @@ def board_csv(*, tables: Sequence[LeaderboardTable]) -> str:
     writer = csv.DictWriter(out, fieldnames=FIELDS, lineterminator="\n")
     writer.writeheader()
     for record in board_records(tables=tables):
-        writer.writerow({**record, "rank_tied_with": "; ".join(record["rank_tied_with"])})
+        writer.writerow(csv_row({**record, "rank_tied_with": "; ".join(record["rank_tied_with"])}))
     return out.getvalue()
 
 

@@ -7,6 +7,7 @@ import json
 
 from django.db import transaction
 
+from accounts.names import csv_row
 from competitions.errors import ApplicationError
 from competitions.models import Phase
 from leaderboards.exports import latex_escape
@@ -63,7 +64,7 @@ def fact_sheets_csv(*, phase: Phase) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=["team", "fact_sheet", *FIELDS], lineterminator="\n")
     writer.writeheader()
-    writer.writerows(fact_sheet_records(phase=phase))
+    writer.writerows(csv_row(record) for record in fact_sheet_records(phase=phase))
     return out.getvalue()
 
 

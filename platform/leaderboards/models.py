@@ -129,3 +129,32 @@ class ScoreVector(models.Model):
 
     def __str__(self) -> str:
         return f"vector of score {self.score_id}"
+
+
+class PhaseStatistics(models.Model):
+    """Where a phase's intervals and ranks stand: asked for, computed, and whether a recompute is on its way.
+
+    A score change bumps ``requested`` after its transaction commits (one short statement); the
+    statistics task (``leaderboards.intervals``) reads ``requested``, recomputes the board from one
+    snapshot and records it as ``computed``. The board is up to date when the two are equal.
+    """
+
+    phase = models.OneToOneField(
+        "competitions.Phase", on_delete=models.CASCADE, primary_key=True, related_name="statistics_state"
+    )
+    requested = models.PositiveBigIntegerField(default=0, help_text="score changes asked for so far")
+    requested_at = models.DateTimeField(null=True, blank=True)
+    computed = models.PositiveBigIntegerField(default=0, help_text="the value of 'requested' last computed")
+    computed_at = models.DateTimeField(null=True, blank=True)
+    recomputes = models.PositiveBigIntegerField(default=0, help_text="the statistics version shown")
+    scheduled_at = models.DateTimeField(null=True, blank=True, help_text="a recompute task is queued")
+
+    class Meta:
+        verbose_name_plural = "phase statistics"
+
+    def __str__(self) -> str:
+        return f"statistics of {self.phase}: version {self.recomputes}"
+
+    @property
+    def updating(self) -> bool:
+        return self.requested > self.computed

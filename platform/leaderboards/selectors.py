@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from competitions.models import Phase, Subtask
 from leaderboards.counting import Candidate, counted_per_slot
-from leaderboards.models import LeaderboardEntry
+from leaderboards.models import LeaderboardEntry, PhaseStatistics
 from recam.stats import TEST_NAME as RANK_TEST
 from submissions.models import Submission, SubmissionFile
 from teams.models import Team
@@ -124,7 +124,18 @@ def _table(subtask: int, entries: list[LeaderboardEntry], with_submissions: bool
     rows = [_row(e, None, with_submissions) for e in baselines]
     if ranked and all(e.stat_rank is not None for e in ranked):  # ranked by the paired test (stored)
         ranked.sort(key=lambda e: e.stat_rank)  # stable: accuracy order within a rank
-        rows.extend(_row(e, e.stat_rank, with_submissions) for e in ranked)
+        sharing: dict[int, list[str]] = {}  # who shares a rank, derived here: never stored per row
+        for entry in ranked:
+            sharing.setdefault(entry.stat_rank, []).append(entry.team_name)
+        rows.extend(
+            _row(
+                e,
+                e.stat_rank,
+                with_submissions,
+                tied=tuple(sorted(n for n in sharing[e.stat_rank] if n != e.team_name)),
+            )
+            for e in ranked
+        )
     else:
         rank, previous = 0, None
         for position, entry in enumerate(ranked, start=1):
@@ -137,7 +148,9 @@ def _table(subtask: int, entries: list[LeaderboardEntry], with_submissions: bool
     )
 
 
-def _row(entry: LeaderboardEntry, rank: int | None, with_submissions: bool = False) -> LeaderboardRow:
+def _row(
+    entry: LeaderboardEntry, rank: int | None, with_submissions: bool = False, tied: tuple[str, ...] = ()
+) -> LeaderboardRow:
     extra = {}
     if with_submissions:
         submission = entry.submission
@@ -152,7 +165,7 @@ def _row(entry: LeaderboardEntry, rank: int | None, with_submissions: bool = Fal
         rank=rank,
         team=entry.team_name,
         **shared_row_values(entry),
-        rank_tied_with=tuple(entry.rank_tied_with or ()) if rank is not None else (),
+        rank_tied_with=tied,
         rank_test=RANK_TEST if entry.stat_rank is not None and rank is not None else "",
         **extra,
     )
@@ -205,3 +218,11 @@ def phase_counted_submission_ids(*, phase: Phase) -> set[int]:
     for team in Team.objects.filter(pk__in=team_ids):
         counted |= counted_submission_ids(phase=phase, team=team)
     return counted
+
+
+def phase_statistics_state(*, phase: Phase) -> dict:
+    """Which statistics version the board shows, and whether a recompute is pending (one query)."""
+    state = PhaseStatistics.objects.filter(phase=phase).first()
+    if state is None:
+        return {"statistics_version": 0, "statistics_updating": False}
+    return {"statistics_version": state.recomputes, "statistics_updating": state.updating}

@@ -12,6 +12,7 @@ from leaderboards.counting import Candidate, counted_per_slot
 from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry, OfficialResult, OfficialResultRow
 from leaderboards.selectors import LeaderboardRow, leaderboard_tables, shared_row_values
+from leaderboards.statistics import statistics_lock_exclusive, statistics_lock_shared, statistics_request
 from recam.metrics import SCORER_VERSION
 from submissions.models import Score, Submission
 from teams.factsheets import fact_sheet_is_complete
@@ -23,14 +24,26 @@ def leaderboard_refresh(*, phase: Phase, team: Team, statistics: bool = True) ->
 
     The phase's policy picks the counted one per slot (``leaderboards.counting``): best (highest
     accuracy, then the earliest submission), the team's selection (default: the last) or the last.
-    Only scored submissions count. ``statistics=False`` leaves the phase's intervals and ranks to the
-    caller: a whole-phase recount computes them once at the end, not once per team.
+    Only scored submissions count. The phase's intervals and ranks are not computed here: after the
+    commit the statistics task recomputes them once per burst (``leaderboards.statistics``);
+    ``statistics=False`` leaves even the asking to the caller (a whole-phase recount asks once).
+
+    Lock order, the same in every writer of the board: the phase's statistics row (FOR KEY SHARE: only
+    a freeze waits for it), the team's row, then its entries by test subtask. A no-op outside a
+    transaction and on SQLite (writers are serialised).
     """
 
+    statistics_lock_shared(phase_id=phase.pk)
     # The team's row lock serialises two refreshes of one team (two of its submissions scored at once),
     # so the second reads the first one's committed score. NO KEY: uploads inserting rows that point at
-    # the team are not blocked. A no-op outside a transaction and on SQLite (writers are serialised).
+    # the team are not blocked.
     Team.objects.select_for_update(no_key=True).filter(pk=team.pk).exists()
+    list(
+        LeaderboardEntry.objects.select_for_update(no_key=True)
+        .filter(phase=phase, team=team)
+        .order_by("test_subtask")
+        .values_list("pk", flat=True)
+    )
     scores = {
         score.pk: score
         for score in Score.objects.filter(
@@ -76,7 +89,7 @@ def leaderboard_refresh(*, phase: Phase, team: Team, statistics: bool = True) ->
         test_subtask__in=[e.test_subtask for e in entries]
     ).delete()
     if statistics:
-        leaderboard_statistics_refresh(phase=phase)
+        statistics_request(phase_id=phase.pk)
     return entries
 
 
@@ -107,19 +120,20 @@ def _fields(score, *, prefix: str) -> dict:
     }
 
 
-def leaderboard_refresh_phase(*, phase: Phase) -> int:
+def leaderboard_refresh_phase(*, phase: Phase, statistics: bool = True) -> int:
     """Rewrite every team's rows (after a policy change); returns the number of teams.
 
-    The ranks depend on every row of the phase, so they (and the intervals of changed rows) are computed
-    once, after all teams are rewritten, in the same transaction: readers never see a half-recounted board.
+    All teams are rewritten in one transaction (readers never see a half-recounted board, in team id
+    order: the lock order); the statistics task then recomputes the ranks and intervals once.
     """
 
     with transaction.atomic():
         team_ids = set(Submission.objects.filter(phase=phase).values_list("team_id", flat=True))
         team_ids |= set(LeaderboardEntry.objects.filter(phase=phase).values_list("team_id", flat=True))
-        for team in Team.objects.filter(pk__in=team_ids):
+        for team in Team.objects.filter(pk__in=team_ids).order_by("pk"):
             leaderboard_refresh(phase=phase, team=team, statistics=False)
-        leaderboard_statistics_refresh(phase=phase)
+        if statistics:
+            statistics_request(phase_id=phase.pk)
     return len(team_ids)
 
 
@@ -134,10 +148,14 @@ def official_result_freeze(*, phase: Phase, frozen_by: str = "") -> OfficialResu
 
     Refused if a counted score was computed by another scorer version or against other gold answers
     than the ones stored now (re-score first). Freezing again makes a new snapshot; none is ever edited.
+    The board is held still meanwhile (scorings wait; uploads do not), recounted, and its statistics
+    recomputed in the same transaction, so the official ranks and intervals are exact and complete.
     """
 
     with transaction.atomic():
-        leaderboard_refresh_phase(phase=phase)
+        statistics_lock_exclusive(phase_id=phase.pk)
+        leaderboard_refresh_phase(phase=phase, statistics=False)
+        leaderboard_statistics_refresh(phase=phase)
         gold = {
             str(g.test_set.subtask): g.sha256
             for g in GoldAnswers.objects.filter(test_set__phase=phase).select_related("test_set")

@@ -1,5 +1,6 @@
 """The public leaderboard page and its exports: a constant number of queries, tables cached by version."""
 
+import datetime as dt
 import hashlib
 
 from django.conf import settings
@@ -9,12 +10,13 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from markdown_it import MarkdownIt
 
 from competitions.models import Competition, Phase, TestSet
 from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex
 from leaderboards.format_board import format_board
-from leaderboards.models import LeaderboardEntry, OfficialResult
+from leaderboards.models import LeaderboardEntry, OfficialResult, PhaseStatistics
 from leaderboards.official import official_tables
 from leaderboards.selectors import leaderboard_tables
 from recam.metrics import SCORER_VERSION
@@ -43,36 +45,74 @@ def _tables(phase: Phase, frozen: OfficialResult | None):
 def _version_sql() -> str:
     phase, competition = Phase._meta.db_table, Competition._meta.db_table
     entry, frozen = LeaderboardEntry._meta.db_table, OfficialResult._meta.db_table
+    statistics = PhaseStatistics._meta.db_table
     # Hand-written: compiling the equivalent ORM query with its subqueries costs more than running it.
     return f"""
         SELECT p.id, p.competition_id, p.title, p.counted_policy, p.results_hidden,
           (SELECT COUNT(*) FROM {entry} e WHERE e.phase_id = p.id),
           (SELECT MAX(e.updated_at) FROM {entry} e WHERE e.phase_id = p.id),
           (SELECT COUNT(*) FROM {frozen} o WHERE o.phase_id = p.id),
-          (SELECT MAX(o.frozen_at) FROM {frozen} o WHERE o.phase_id = p.id)
+          (SELECT MAX(o.frozen_at) FROM {frozen} o WHERE o.phase_id = p.id),
+          (SELECT s.recomputes * 2 + CASE WHEN s.requested > s.computed THEN 1 ELSE 0 END FROM {statistics} s WHERE s.phase_id = p.id),
+          (SELECT s.computed_at FROM {statistics} s WHERE s.phase_id = p.id)
         FROM {phase} p JOIN {competition} c ON c.id = p.competition_id
         WHERE c.slug = %s AND p.kind = %s"""
 
 
-def _version(slug: str, kind: str) -> tuple[int, int, str]:
-    """(phase id, number of frozen results, a version that changes whenever the shown board can), in one indexed query.
+def _version(slug: str, kind: str) -> tuple[int, int, str, dict | None]:
+    """(phase id, number of frozen results, a version that changes whenever the shown board can, the
+    statistics state), in one indexed query.
 
-    Changes with: a row written or removed, a freeze, publishing or hiding, a new policy or title.
+    Changes with: a row written or removed, a freeze, publishing or hiding, a new policy or title, a
+    statistics version computed or asked for (the board says when its ranks are being updated).
     """
     with connection.cursor() as cursor:
         cursor.execute(_version_sql(), [slug, kind])
         found = cursor.fetchone()
     if found is None:
         raise Http404("no such phase")
-    phase_id, competition_id, title, policy, hidden, rows, written, frozen_n, frozen_at = found
+    (
+        phase_id,
+        competition_id,
+        title,
+        policy,
+        hidden,
+        rows,
+        written,
+        frozen_n,
+        frozen_at,
+        stats_state,
+        computed_at,
+    ) = found
+    statistics = None
+    if stats_state is not None:  # version N, and whether a recompute is pending (requested > computed)
+        statistics = {
+            "recomputes": stats_state // 2,
+            "updating": bool(stats_state % 2),
+            "computed_at": computed_at,
+        }
     parts = [competition_id, phase_id, slug, kind, title, policy]
     if hidden:
         parts.append("hidden")
     elif frozen_n:
         parts += ["frozen", frozen_n, frozen_at]
     else:
-        parts += ["live", rows, written]
-    return phase_id, frozen_n, hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()[:32]
+        parts += ["live", rows, written, stats_state]
+    return (
+        phase_id,
+        frozen_n,
+        hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()[:32],
+        statistics,
+    )
+
+
+def _datetime(value):
+    """A timestamp from a raw query: SQLite gives it as text (UTC), PostgreSQL as a datetime."""
+    if isinstance(value, str):
+        value = parse_datetime(value)
+        if value is not None and timezone.is_naive(value):
+            value = timezone.make_aware(value, dt.UTC)
+    return value
 
 
 def leaderboard_index(request, slug: str):
@@ -94,7 +134,7 @@ def _unofficial_subtasks(phase: Phase, frozen: OfficialResult | None) -> list[in
 
 
 def leaderboard(request, slug: str, phase: str):
-    phase_id, frozen_n, version = _version(slug, phase)
+    phase_id, frozen_n, version, statistics = _version(slug, phase)
     key = f"leaderboard-page:{version}"
     # A visitor without a session or pending messages gets the same bytes as every other such visitor.
     anonymous = not ({settings.SESSION_COOKIE_NAME, "messages"} & request.COOKIES.keys())
@@ -112,6 +152,7 @@ def leaderboard(request, slug: str, phase: str):
             "hidden": phase_obj.results_hidden,
             "frozen": frozen,
             "unofficial": _unofficial_subtasks(phase_obj, frozen),
+            "statistics": statistics if not frozen else None,
             "tables": [] if phase_obj.results_hidden else _tables(phase_obj, frozen),
             "formats": list(FORMATS),
         }

@@ -6,6 +6,7 @@ import zipfile
 from collections.abc import Collection
 from typing import BinaryIO
 
+from accounts.names import csv_row
 from competitions.models import Phase
 from submissions.models import Submission
 
@@ -33,7 +34,7 @@ def phase_submissions_zip(*, phase: Phase, out: BinaryIO, counted: Collection[in
             path = f"submissions/{_safe(submission.team.name)}/{submission.pk}-{_safe(submission.original_filename)}"
             with submission.file.open("rb") as handle:
                 archive.writestr(path, handle.read())
-            writer.writerow(_manifest_row(submission, path, submission.pk in counted))
+            writer.writerow(csv_row(_manifest_row(submission, path, submission.pk in counted)))
         archive.writestr("manifest.csv", manifest.getvalue())
     return len(submissions)
 

@@ -54,6 +54,9 @@ class Submission(models.Model):
         indexes = (
             models.Index(fields=["team", "phase", "received_at"]),
             models.Index(fields=["status", "queued_at"]),
+            # The queue's medians read the latest finished submissions (of a phase, or of all).
+            models.Index(fields=["phase", "status", "-finished_at"], name="submission_phase_finished"),
+            models.Index(fields=["status", "-finished_at"], name="submission_finished"),
         )
 
     def __str__(self) -> str:

@@ -8,9 +8,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from competitions.retry import retry_on_conflict
 from competitions.selectors import gold_labels
 from recam.formats import DEFAULT_FORMAT
 from recam.metrics import SCORER_VERSION, Score, score_predictions
+from recam.stats import answer_strings
 from recam.submission import SubmissionError
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission
@@ -31,6 +33,8 @@ class _Result:
     gold_sha256: str
     metrics: dict = field(default_factory=dict)  # a multi-blank format's metrics (submissions.task_formats)
     scorer_version: str = SCORER_VERSION
+    # chosen options and right/wrong per question (``recam.stats.answer_strings``); None for CLOTH and SCDE
+    answers: tuple[str, str] | None = None
 
 
 def submission_score(*, submission_id: int) -> Submission:
@@ -65,11 +69,15 @@ def submission_score(*, submission_id: int) -> Submission:
         logger.exception("submission %s could not be scored", submission_id)
         reason = "the scoring service could not read the stored file or the gold answers; the organizers will re-score it"
         return submission_mark_failed(submission=submission, reason=reason)
-    return _finish(submission, results)
+    return retry_on_conflict(lambda: _finish(submission, results), what=f"scoring submission {submission_id}")
 
 
 def _finish(submission: Submission, results: list[_Result] | None) -> Submission:
-    """Write the outcome unless another run finished first (the conditional UPDATE takes the row lock)."""
+    """Write the outcome unless another run finished first (the conditional UPDATE takes the row lock).
+
+    One short transaction: the status, the scores, their answer vectors and the team's rows. The
+    phase's statistics are recomputed after it, by their own task. Run again whole after a deadlock.
+    """
     status = Status.WAITING_GOLD if results is None else Status.SCORED
     finished_at = timezone.now()
     with transaction.atomic():
@@ -78,9 +86,17 @@ def _finish(submission: Submission, results: list[_Result] | None) -> Submission
         )
         if not won:  # another run finished first
             return Submission.objects.get(pk=submission.pk)
+        answers = {}
         if results is not None:
             _write_scores(submission, results)
-        team_results_changed.send(sender=Submission, phase=submission.phase, team=submission.team)
+            answers = {r.test_subtask: (r.gold_sha256, *r.answers) for r in results if r.answers is not None}
+        team_results_changed.send(
+            sender=Submission,
+            phase=submission.phase,
+            team=submission.team,
+            submission_id=submission.pk,
+            answers=answers,
+        )
     submission.status = status
     submission.finished_at = finished_at
     submission.lease_expires_at = None
@@ -110,6 +126,7 @@ def _compute(submission: Submission) -> list[_Result] | None:
                 trained_on=trained_on.get(prediction_file.subtask, prediction_file.subtask),
                 score=score,
                 gold_sha256=gold_sha256,
+                answers=answer_strings(predictions=prediction_file.predictions, gold=labels),
             )
         )
     return results

@@ -7,4 +7,6 @@ Sent this way, submissions never imports the leaderboards (one import direction:
 
 from django.dispatch import Signal
 
-team_results_changed = Signal()  # keyword arguments: phase, team
+# Keyword arguments: phase, team; scoring adds submission_id and answers (test subtask -> (gold sha256,
+# chosen options, right/wrong per question), ``recam.stats.answer_strings``) from the file it parsed.
+team_results_changed = Signal()

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
+from accounts.names import control_characters, name_key
 from competitions.errors import ApplicationError
 from competitions.models import Competition
 from teams.models import Membership, RulesAcceptance, Team
@@ -28,12 +29,15 @@ def team_create(
     """Create a team with ``user`` in it. The web form requires ``accept_rules``; when given, the
     acceptance is stored in the same transaction (teams made by scripts and tests may omit it)."""
     name = " ".join(name.split())
-    if not name:
+    if control := control_characters(name):
+        raise ApplicationError(f"the team name holds control characters ({', '.join(control)}): remove them")
+    if not name_key(name):
         raise ApplicationError("give the team a name")
     if Membership.objects.filter(competition=competition, user=user).exists():
         raise ApplicationError("you are already in a team in this competition")
-    if Team.objects.filter(competition=competition, name__iexact=name).exists():
-        raise ApplicationError(f"the team name {name!r} is taken")
+    if (taken := team_name_taken(competition=competition, name=name)) is not None:
+        also = "" if taken == name else f" (as {taken!r}: names are compared as they look)"
+        raise ApplicationError(f"the team name {name!r} is taken{also}")
     try:
         with transaction.atomic():
             team = Team.objects.create(competition=competition, name=name, created_by=user)
@@ -43,6 +47,17 @@ def team_create(
     except IntegrityError:  # a concurrent request won the race for the name or the membership
         raise ApplicationError("that team name is taken, or you already joined a team") from None
     return team
+
+
+def team_name_taken(*, competition: Competition, name: str) -> str | None:
+    """The existing team name that reads as ``name`` (accounts.names.name_key), if any.
+
+    A look-alike check beside the database's exact-name constraint: two concurrent sign-ups of
+    look-alike names can both pass it, which an organizer sees and resolves on the teams page.
+    """
+    key = name_key(name)
+    names = Team.objects.filter(competition=competition).values_list("name", flat=True)
+    return next((existing for existing in names.iterator() if name_key(existing) == key), None)
 
 
 def team_join(*, team: Team, user: AbstractBaseUser, accept_rules: bool = False) -> Membership:

@@ -6,6 +6,7 @@ import json
 import zipfile
 from pathlib import Path
 
+from accounts.names import csv_row
 from recam.agreement import NONE_FITS
 from recam.records import Question
 from validation.models import Annotation, BatchQuestion, ValidationBatch
@@ -103,7 +104,7 @@ def batch_export_files(*, batch: ValidationBatch) -> dict[str, bytes]:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=TABLE_FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(table)
+    writer.writerows(csv_row(row) for row in table)
     files = {
         VALIDATED: validated_jsonl(results=results).encode("utf-8"),
         TABLE_CSV: buffer.getvalue().encode("utf-8"),

@@ -14,7 +14,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from competitions.errors import ApplicationError
-from recam.records import Question, iter_questions
+from recam.records import Question, iter_questions, loads_bounded
 from recam.siblings import leak_message, sibling_leaks
 from validation.models import BatchQuestion, ValidationBatch
 from validation.selectors import ANNOTATOR_GROUP
@@ -199,9 +199,11 @@ def _question_row(
 def batch_attach_quality_report(*, batch: ValidationBatch, name: str, data: bytes) -> ValidationBatch:
     """Store a `python -m datagen quality` JSON report to show beside the results."""
     try:
-        report = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        report = loads_bounded(data.decode("utf-8-sig"))
+    except json.JSONDecodeError as exc:
         raise ApplicationError(f"{name}: not a JSON document ({exc})") from None
+    except ValueError as exc:  # not UTF-8, or an integer of thousands of digits
+        raise ApplicationError(f"{name}: {exc}") from None
     if not isinstance(report, dict):
         raise ApplicationError(f"{name}: expected a JSON object at the top level")
     missing = [key for key in QUALITY_KEYS if key not in report]

@@ -72,3 +72,25 @@ def test_token_page_for_a_logged_in_session(alice):
 
 def test_token_get_anonymous_is_refused(platform_dirs, db):
     assert APIClient().get("/api/token/").status_code in (401, 403)
+
+
+def test_http_basic_credentials_get_no_password_check(alice, monkeypatch):
+    """Red-team defect: DRF's default Basic authentication checked a password on every API request
+    (outside the login rate limit and lockout); the API offers tokens and sessions only."""
+    import django.contrib.auth
+
+    checked = []
+    real = django.contrib.auth.authenticate
+    monkeypatch.setattr(
+        "django.contrib.auth.authenticate", lambda *a, **k: checked.append(k) or real(*a, **k)
+    )
+    monkeypatch.setattr(
+        "rest_framework.authentication.authenticate", lambda *a, **k: checked.append(k) or real(*a, **k)
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Basic YWxpY2U6d3JvbmctcGFzc3dvcmQ=")  # alice:wrong-password
+    for url in ("/api/schema/", "/api/submissions/"):
+        response = client.get(url)
+        assert "username/password" not in response.content.decode()
+    assert checked == []
+    assert "Basic" not in client.get("/api/submissions/").get("WWW-Authenticate", "")

@@ -21,7 +21,7 @@ def test_bench_a_writes_json_and_summary(tmp_path, recam_data_dir):
 def test_unknown_benchmark_is_refused(tmp_path):
     result = CliRunner().invoke(main, ["--only", "z", "--out", str(tmp_path)])
     assert result.exit_code == 1
-    assert "unknown benchmark(s) z: choose from a, b, c, d" in result.output
+    assert "unknown benchmark(s) z: choose from a, b, bs, c, d" in result.output
 
 
 def test_summary_is_written_even_when_no_benchmark_wrote_the_out_dir(tmp_path):
@@ -42,3 +42,12 @@ def test_bench_f_runs_to_the_end_on_the_cpu(recam_data_dir):
     assert result["model"].startswith("SmolLM2")
     assert [row["dtype"] for row in result["rows"]] == ["float32", "float32", "float32", "bfloat16"]
     assert result["answers_identical_to_naive"] is True
+
+
+def test_summary_keeps_the_hand_written_performance_notes(tmp_path):
+    from bench.report import PERFORMANCE_NOTES, write_summary
+
+    (tmp_path / PERFORMANCE_NOTES).write_text("## Performance\n\nbefore / after rows\n", encoding="utf-8")
+    text = write_summary(out_dir=tmp_path).read_text(encoding="utf-8")
+    assert text.startswith("# Benchmark results")
+    assert "## Performance\n\nbefore / after rows" in text

@@ -172,3 +172,36 @@ def test_data_downloads_the_public_files_without_labels(alice_env, tmp_path):
     assert rows
     assert all("label" not in row for row in rows)
     assert run("data", "--phase", "no-such-phase", "--out", str(out)).exit_code == 1
+
+
+def _offline(monkeypatch) -> None:
+    monkeypatch.setenv("RECAM_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("RECAM_TOKEN", "x")
+
+
+@pytest.mark.parametrize("name", ["../../escaped.txt", "/tmp/absolute.txt", "sub/x.txt", "..", "C:x", "a\\b"])
+def test_data_refuses_file_names_that_leave_the_out_folder(monkeypatch, tmp_path, name):
+    """Red-team defect: `recam data` joined server-given names onto --out, so ../../x escaped it."""
+    _offline(monkeypatch)
+    written = []
+    monkeypatch.setattr(RecamApi, "data_files", lambda self, phase: {"ok.jsonl": "u1", name: "u2"})
+    monkeypatch.setattr(RecamApi, "download", lambda self, url, target: written.append(target) or 1)
+    out = tmp_path / "deep" / "out"
+    result = CliRunner().invoke(main, ["data", "--phase", "practice", "--out", str(out)])
+    assert result.exit_code == 1
+    assert "not plain file names" in result.output
+    assert repr(name) in result.output
+    assert written == []
+
+
+def test_leaderboard_shows_control_characters_escaped(monkeypatch):
+    """Red-team defect: a team name's terminal escapes reached the terminal raw."""
+    _offline(monkeypatch)
+    row = {"rank": 1, "team": "\x1b]0;pwned\x07Owls", "accuracy": 0.5, "cross_accuracy": None, "drop": None}
+    board = {"competition": "c", "phase": "p", "tables": [{"title": "ST1", "rows": [row]}]}
+    monkeypatch.setattr(RecamApi, "leaderboard", lambda self, phase: board)
+    result = CliRunner().invoke(main, ["leaderboard", "--phase", "practice"])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output
+    assert "\x07" not in result.output
+    assert "\\x1b]0;pwned\\x07Owls" in result.output

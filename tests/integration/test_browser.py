@@ -1,10 +1,12 @@
 """A real headless Chromium signs up, creates a team, uploads the example zip and reads the leaderboard."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core import mail
 
 from competitions.services import competition_load_recam
 from recam.submission import make_zip
@@ -55,6 +57,8 @@ def test_sign_up_team_upload_and_read_the_leaderboard(
     page.fill("#id_password1", "a-long-test-password")
     page.fill("#id_password2", "a-long-test-password")
     page.click("#signup-button")
+    page.wait_for_selector("#signup-sent")  # the account is activated by the link sent to the address
+    page.goto(re.search(r"https?://\S+/accounts/activate/\S+", mail.outbox[-1].body).group(0))
 
     page.goto(f"{live_server.url}/c/{competition.slug}/team/")
     page.fill("#id_name", "Abstract Owls")

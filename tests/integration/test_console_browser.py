@@ -129,14 +129,16 @@ def test_newcomer_signs_up_resets_the_password_and_downloads_the_data(
     page.fill("#id_password1", "a-long-test-password")
     page.fill("#id_password2", "a-long-test-password")
     page.click("#signup-button")
+    page.wait_for_selector("#signup-sent")  # the account is activated by the link sent to the address
+    page.goto(re.search(r"https?://\S+/accounts/activate/\S+", mail.outbox[-1].body).group(0))
     page.click("form[action='/accounts/logout/'] button")
     page.goto(f"{live_server.url}/accounts/login/")
     page.click("#forgot")
     page.fill("#id_email", "grace@example.org")
     page.click("#reset-button")
     page.wait_for_selector("#reset-sent")
-    assert [m.to for m in mail.outbox] == [["grace@example.org"]]
-    link = re.search(r"https?://\S+/accounts/reset/\S+/", mail.outbox[0].body).group(0)
+    assert [m.to for m in mail.outbox] == [["grace@example.org"]] * 2  # the activation, the reset
+    link = re.search(r"https?://\S+/accounts/reset/\S+/", mail.outbox[1].body).group(0)
     page.goto(link)
     page.fill("#id_new_password1", "a-new-long-password-7")
     page.fill("#id_new_password2", "a-new-long-password-7")

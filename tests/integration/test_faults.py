@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -92,9 +93,14 @@ def _drop_connections(app) -> None:
 
 
 @pytest.fixture
-def faults(private_redis, transactional_db, settings, tmp_path, request):
+def faults(private_redis, transactional_db, settings, tmp_path, request, monkeypatch):
     """This process sends tasks to the private Redis on a queue of this test; workers share its folders."""
     from tasks.app import app
+
+    # Celery reads these environment variables before its configuration: set (as isolated test runs set
+    # them), they would send this process's tasks past the private Redis.
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
+    monkeypatch.delenv("CELERY_RESULT_BACKEND", raising=False)
 
     queue = f"faults-{os.getpid()}-{request.node.name[:40]}"
     settings.CELERY_SCORING_QUEUE = queue
@@ -113,6 +119,7 @@ def faults(private_redis, transactional_db, settings, tmp_path, request):
             "CELERY_BROKER_URL": private_redis.url,
             "CELERY_RESULT_BACKEND": private_redis.url,
             "CELERY_SCORING_QUEUE": queue,
+            "CELERY_MAINTENANCE_QUEUE": queue,  # beat (-B) sends the reaper here, to this worker
             "MEDIA_ROOT": str(settings.MEDIA_ROOT),
             "GOLD_ROOT": str(settings.GOLD_ROOT),
             "CELERY_TASK_ALWAYS_EAGER": "false",
@@ -239,6 +246,68 @@ def test_a_killed_scoring_workers_delivery_is_rerun_by_a_restarted_worker_within
     assert submission.attempts == 2  # the killed run, then the redelivered one
     assert waited < settings.SCORING_VISIBILITY_TIMEOUT + 30, f"re-run after {waited:.0f} s"
     assert private_redis.client().hlen(settings.SCORING_BROKER_TRANSPORT_OPTIONS["unacked_key"]) == 0
+
+
+def _upload_burst(
+    practice, data: bytes, teams: list, *, threads: int, pause: float
+) -> tuple[list[threading.Thread], list]:
+    """Upload one file per entry of ``teams`` from ``threads`` threads at once (each its own connection),
+    ``pause`` seconds apart in each thread, as scripted clients do."""
+    errors: list[Exception] = []
+
+    def upload(chunk: list) -> None:
+        try:
+            for team in chunk:
+                submission_create(phase=practice, team=team, filename="preds.zip", data=data)
+                time.sleep(pause)
+        except Exception as error:  # reported by the test
+            errors.append(error)
+        finally:
+            connection.close()
+
+    started = [threading.Thread(target=upload, args=(teams[i::threads],)) for i in range(threads)]
+    for thread in started:
+        thread.start()
+    return started, errors
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the default set-up's database (SQLite)")
+def test_a_scoring_worker_killed_during_a_burst_of_40_uploads_on_sqlite_loses_nothing(
+    faults, private_redis, practice, example_files, recam_data_dir
+):
+    """Red-team defect: on SQLite, uploads and scorings fought over the write lock ("database is locked"),
+    and after a worker kill 6 of 40 scorings gave up after 5 quick retries and waited minutes for the
+    reaper. Every submission is scored within a minute of the worker's restart."""
+    # 20 teams x 2 uploads (the red team's set-up was 20 x 3). The scoring worker's cost per file grows
+    # with the board (its statistics); the subject here is the burst and the kill, not a big board.
+    practice.max_submissions_per_day = practice.max_submissions_total = None
+    practice.save(update_fields=["max_submissions_per_day", "max_submissions_total"])
+    teams = [TeamFactory(competition=practice.competition) for _ in range(20)] * 2
+    # Fewer bootstrap resamples for the board's intervals, for the same reason.
+    fast_statistics = {"RECAM_BOOTSTRAP_RESAMPLES": "50"}
+    first = faults("first", SCORING_TEST_DELAY_SECONDS="0.2", **fast_statistics)
+    threads, errors = _upload_burst(practice, make_zip(example_files), teams, threads=4, pause=0.5)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and Submission.objects.filter(status=Status.SCORED).count() < 2:
+        time.sleep(0.05)  # killed once it has scored a few, in the middle of another
+    uploading = sum(thread.is_alive() for thread in threads)
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    assert uploading > 0, "the burst was over before the worker was killed"
+    assert Submission.objects.count() == 40
+    faults("restarted", **fast_statistics)
+    restarted = time.monotonic()
+    while time.monotonic() - restarted < 60:
+        if Submission.objects.exclude(status=Status.SCORED).count() == 0:
+            break
+        time.sleep(0.5)
+    late = list(Submission.objects.exclude(status=Status.SCORED).values_list("pk", "status", "attempts"))
+    assert late == [], f"not scored within 60 s of the restart: {late}"
+    for submission in Submission.objects.all():
+        _assert_scored_once(submission, example_files, recam_data_dir)
 
 
 def test_submissions_queued_across_a_redis_restart_are_all_scored(

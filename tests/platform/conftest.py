@@ -17,8 +17,10 @@ def isolated_storage(settings, tmp_path):
 @pytest.fixture(autouse=True)
 def eager_celery():
     """Run the scoring task in-process; nothing reaches a broker another worker could read."""
+    # Registered here, the tasks sent by name run eagerly (else: send_task).
     import tasks.reaper
-    import tasks.scoring  # noqa: F401  registered here, the tasks sent by name run eagerly (else: send_task)
+    import tasks.scoring
+    import tasks.statistics  # noqa: F401
     from tasks.app import app
 
     saved = app.conf.task_always_eager, app.conf.task_eager_propagates

@@ -1,6 +1,7 @@
 """Intervals and statistically tied ranks on the board: stored per score change, shown, exported, frozen."""
 
 import csv
+import datetime as dt
 import io
 import json
 from unittest import mock
@@ -159,13 +160,14 @@ def test_the_api_board_carries_the_statistics(board, client):
     assert orig["rank_test"].startswith("exact McNemar")
 
 
-def test_recounting_a_whole_phase_ranks_it_once_not_once_per_team(board):
+def test_recounting_a_whole_phase_ranks_it_once_not_once_per_team(board, django_capture_on_commit_callbacks):
     phase, _ = board
     before = {row.team: (row.rank, row.rank_tied_with) for row in _rows(phase).values()}
     LeaderboardEntry.objects.filter(phase=phase).update(stats_key="", stat_rank=None)  # force a recompute
     with (
         mock.patch.object(stats, "rank_entries", wraps=stats.rank_entries) as ranked,
         mock.patch.object(stats, "accuracy_interval", wraps=stats.accuracy_interval) as intervals,
+        django_capture_on_commit_callbacks(execute=True),  # the statistics task runs after the commit
     ):
         assert leaderboard_refresh_phase(phase=phase) == 4
     assert ranked.call_count == 1  # one table (Subtask 1) ranked once; per team it was 4 times
@@ -246,3 +248,78 @@ def test_the_text_board_of_the_command_shows_intervals_and_tie_marks(board):
     assert orig.split()[0] == "2="
     assert "±" in orig
     assert "=: rank shared with statistically tied teams (exact McNemar" in text
+
+
+def test_a_burst_of_score_changes_queues_one_statistics_task(phase, settings):
+    from leaderboards import statistics
+    from leaderboards.models import PhaseStatistics
+    from tasks.app import app
+
+    app.conf.task_always_eager = False  # the debounce as a worker sees it (restored by the fixture)
+    with mock.patch.object(statistics, "_send") as send:
+        for _ in range(20):
+            statistics.statistics_requested(phase_id=phase.pk)
+    assert send.call_count == 1  # one claim per burst, whatever the number of changes
+    state = PhaseStatistics.objects.get(phase=phase)
+    assert (state.requested, state.computed, state.updating) == (20, 0, True)
+    with mock.patch.object(statistics, "_send") as resend:
+        assert statistics.statistics_run(phase_id=phase.pk) == "deferred"  # the burst has not gone quiet
+    assert resend.call_count == 1
+    assert 0 < resend.call_args.kwargs["countdown"] <= 1.0
+    PhaseStatistics.objects.filter(phase=phase).update(
+        requested_at=state.requested_at - dt.timedelta(seconds=5)
+    )
+    assert statistics.statistics_run(phase_id=phase.pk).startswith("version 1")
+    state.refresh_from_db()
+    assert (state.computed, state.recomputes, state.updating, state.scheduled_at) == (20, 1, False, None)
+    with mock.patch.object(statistics, "_send") as send:
+        statistics.statistics_requested(phase_id=phase.pk)  # a later change queues a new task
+    assert send.call_count == 1
+
+
+def test_an_older_snapshot_never_overwrites_a_newer_version(board):
+    from leaderboards import intervals
+    from leaderboards.models import PhaseStatistics
+
+    phase, _ = board
+    stale = intervals._snapshot(phase.pk)
+    assert intervals.leaderboard_statistics_refresh(phase=phase) >= 0  # a newer recompute writes first
+    assert intervals._write(phase.pk, stale, stale.entries) == -1
+    assert PhaseStatistics.objects.get(phase=phase).recomputes == stale.version + 1
+
+
+def test_scoring_stores_the_answer_vector_from_the_parsed_file(board):
+    phase, _base = board
+    vectors = ScoreVector.objects.filter(score__submission__phase=phase)
+    assert vectors.count() == 5
+    assert not vectors.filter(error__gt="").exists()
+    with mock.patch("leaderboards.intervals.submission_parse_stored") as parse:
+        LeaderboardEntry.objects.filter(phase=phase).update(stats_key="")
+        leaderboard_statistics_refresh(phase=phase)
+    parse.assert_not_called()  # the recompute reads the stored vectors: no file is parsed again
+
+
+def test_the_board_says_which_statistics_version_it_shows_and_when_ranks_are_updating(board, client):
+    from leaderboards.models import PhaseStatistics
+
+    phase, _ = board
+    url = reverse("leaderboard", kwargs={"slug": phase.competition.slug, "phase": phase.kind})
+    state = PhaseStatistics.objects.get(phase=phase)
+    page = client.get(url).content.decode()
+    assert f"statistics version {state.recomputes}, computed" in page
+    assert f"{state.computed_at:%Y-%m-%d %H:%M} UTC" in page
+    assert "ranks-updating" not in page
+    PhaseStatistics.objects.filter(phase=phase).update(requested=state.computed + 1)
+    assert "ranks-updating" in client.get(url).content.decode()
+
+
+def test_the_api_board_gives_the_statistics_version_and_whether_it_is_updating(board, client):
+    from leaderboards.models import PhaseStatistics
+
+    phase, _ = board
+    url = f"/api/phases/{phase.kind}/leaderboard/?competition={phase.competition.slug}"
+    state = PhaseStatistics.objects.get(phase=phase)
+    body = client.get(url).json()
+    assert (body["statistics_version"], body["statistics_updating"]) == (state.recomputes, False)
+    PhaseStatistics.objects.filter(phase=phase).update(requested=state.computed + 1)
+    assert client.get(url).json()["statistics_updating"] is True

@@ -1,4 +1,6 @@
+import csv
 import datetime as dt
+import io
 
 import pytest
 from django.urls import reverse
@@ -198,3 +200,16 @@ def test_the_migration_fills_entries_of_rows_written_before_it(phase, submit):
     migration.fill_entries(apps, None)
     filled = sorted(LeaderboardEntry.objects.values_list("team_name", "test_subtask", "entries"))
     assert filled == [("Bats", 1, 1), ("Owls", 1, 2), ("Owls", 2, 2)]
+
+
+def test_the_csv_export_guards_formulas_in_team_and_system_names(phase, submit, client):
+    """Red-team defect: a team named =HYPERLINK(...) went unescaped into the CSV export."""
+    team = TeamFactory(competition=phase.competition, name='=HYPERLINK("https://evil.example","x")')
+    submission = submit(team, 7)
+    Submission.objects.filter(pk=submission.pk).update(system_name="@SUM(1+1)")
+    leaderboard_refresh(phase=phase, team=team)
+    response = client.get(reverse("leaderboard_export", args=[phase.competition.slug, phase.kind, "csv"]))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert rows[0]["team"] == '\'=HYPERLINK("https://evil.example","x")'
+    assert rows[0]["system_name"] == "'@SUM(1+1)"
+    assert rows[0]["accuracy"] == "0.7"  # numbers are left alone

@@ -171,3 +171,12 @@ def test_a_board_of_baselines_only_points_to_them(db, client, django_capture_on_
     assert "No participant answers per question yet." in page
     assert '<a href="?baselines=1">Include the 1 baseline</a> to see their answers.' in page
     assert "1 team, 20 questions" in client.get(_url(phase) + "?baselines=1").content.decode()
+
+
+def test_a_quality_report_with_a_huge_integer_is_refused_not_a_500(phase, client):
+    """Red-team defect: a 5,000-digit id raised "Exceeds the limit (4300 digits)" out of the page."""
+    client.force_login(UserFactory(is_staff=True))
+    huge = b'{"questions": [{"id": ' + b"7" * 5000 + b"}]}"
+    response = client.post(_url(phase), {"quality": SimpleUploadedFile("q.json", huge), "format": "html"})
+    assert response.status_code == 400
+    assert "q.json: the integer 77777777777777777777... has 5,000 digits" in response.content.decode()

@@ -156,3 +156,46 @@ def test_api_token_json_bodies_are_limited_per_username(db, settings):
     assert token("ada").status_code == 400
     assert token("\uff41da").status_code == 429  # fullwidth 'a': the same account, the same bucket
     assert token("grace").status_code == 400  # another team member still gets their own attempts
+
+
+@pytest.mark.parametrize("spellings", [("Token {}", "token {}", "TOKEN {}", "Token  {}", "\tToken {} ")])
+def test_api_upload_limit_keys_on_the_token_user_not_the_header_spelling(
+    competition, example_zip, settings, spellings
+):
+    """Red-team defect: re-spelling the Authorization header gave a fresh upload bucket each time."""
+    settings.RATELIMIT_UPLOAD = "2/60"
+    user = UserFactory(username="ada")
+    team_create(competition=competition, user=user, name="Owls")
+    key = token_get_or_create(user=user).key
+    codes = []
+    for spelling in spellings:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=spelling.format(key))
+        payload = {"file": SimpleUploadedFile("p.zip", example_zip)}
+        url = f"/api/phases/practice/submissions/?competition={competition.slug}"
+        codes.append(client.post(url, payload, format="multipart").status_code)
+    assert codes[2:] == [429] * (len(spellings) - 2)
+    assert Submission.objects.count() <= 2
+
+
+def test_the_web_session_and_the_token_share_one_upload_bucket(competition, example_zip, client, settings):
+    settings.RATELIMIT_UPLOAD = "1/60"
+    user = UserFactory(username="ada")
+    team_create(competition=competition, user=user, name="Owls")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token_get_or_create(user=user).key}")
+    payload = {"file": SimpleUploadedFile("p.zip", example_zip)}
+    url = f"/api/phases/practice/submissions/?competition={competition.slug}"
+    assert api.post(url, payload, format="multipart").status_code == 201
+    client.force_login(user)
+    assert client.post(reverse("submit", args=[competition.slug]), {}).status_code == 429
+
+
+def test_wrong_api_tokens_are_limited_per_address(db, settings):
+    settings.RATELIMIT_API_TOKEN = "3/300"
+    client = APIClient()
+    codes = []
+    for guess in range(5):
+        client.credentials(HTTP_AUTHORIZATION=f"Token {guess:040x}")
+        codes.append(client.get("/api/submissions/").status_code)
+    assert codes == [401, 401, 401, 429, 429]

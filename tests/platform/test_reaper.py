@@ -2,6 +2,7 @@
 
 import datetime as dt
 import importlib
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -42,12 +43,17 @@ def test_a_recently_queued_submission_is_left_alone(lost, django_capture_on_comm
     assert Submission.objects.get(pk=lost.pk).status == Status.QUEUED
 
 
+def _scoring_sends(callbacks: list) -> list:
+    """The on-commit callbacks that send a scoring task (a changed board also asks for its statistics)."""
+    return [c for c in callbacks if "statistics_request" not in getattr(c, "__qualname__", "")]
+
+
 def test_a_lost_queued_submission_is_requeued_and_scored(lost, django_capture_on_commit_callbacks):
     _age(lost, minutes=6)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         report = submissions_reap(stuck_minutes=5, max_attempts=3)
     assert report.requeued == (lost.pk,)
-    assert len(callbacks) == 1  # one task sent, on commit
+    assert len(_scoring_sends(callbacks)) == 1  # one task sent, on commit
     lost.refresh_from_db()
     assert lost.status == Status.SCORED
     assert lost.attempts == 2  # the lost delivery, then the run that scored it
@@ -85,7 +91,7 @@ def test_after_the_last_attempt_it_fails_as_an_infrastructure_failure(
     _age(lost, minutes=6, status=Status.SCORING, attempts=3)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         report = submissions_reap(stuck_minutes=5, max_attempts=3)
-    assert (report.requeued, report.failed, callbacks) == ((), (lost.pk,), [])
+    assert (report.requeued, report.failed, _scoring_sends(callbacks)) == ((), (lost.pk,), [])
     lost.refresh_from_db()
     assert lost.status == Status.FAILED
     assert lost.failure_reason.startswith(INFRASTRUCTURE_FAILURE)
@@ -141,3 +147,23 @@ def test_beat_runs_the_registered_reaper_task(lost, django_capture_on_commit_cal
         result = app.tasks[entry["task"]].apply().get()
     assert result == {"requeued": [lost.pk], "failed": []}
     assert Submission.objects.get(pk=lost.pk).status == Status.SCORED
+
+
+def test_the_reaper_has_a_queue_that_the_scoring_worker_does_not_serve():
+    """Red-team defect: the reaper was sent to the scoring queue, so a dead scoring worker took it down too."""
+    entry = settings.CELERY_BEAT_SCHEDULE["reap-stuck-submissions"]
+    assert entry["options"]["queue"] == settings.CELERY_MAINTENANCE_QUEUE
+    assert settings.CELERY_MAINTENANCE_QUEUE != settings.CELERY_SCORING_QUEUE
+    run_sh = (Path(__file__).resolve().parents[2] / "scripts" / "run.sh").read_text()
+    assert '-Q "${CELERY_MAINTENANCE_QUEUE:-maintenance}"' in run_sh  # served by a worker of its own
+
+
+def test_scoring_retries_outlast_a_burst_without_jitter():
+    """Red-team defect: 5 retries with full jitter (waits drawn from 0 up) gave up within seconds."""
+    import tasks.scoring
+
+    task = tasks.scoring.score_submission
+    assert task.retry_jitter is False
+    waits = [min(task.retry_backoff * 2**n, task.retry_backoff_max) for n in range(task.max_retries)]
+    assert sum(waits) >= 180  # minutes of tries, not seconds
+    assert max(waits) < settings.SCORING_VISIBILITY_TIMEOUT  # a waiting retry is never handed out twice

@@ -60,3 +60,26 @@ def test_a_participant_team_is_not_turned_into_a_baseline(comp):
     team_create(competition=comp, user=UserFactory(), name="Owls")
     with pytest.raises(ApplicationError, match="participant team"):
         team_get_or_create_baseline(competition=comp, name="Owls")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["\uff34\uff45\uff41\uff4d\uff21", "Team\u200bA", "TEAMA", "Team\u00adA", "Team\u2060A", "Te\u034famA"],
+)
+def test_look_alike_team_names_are_taken(comp, name):
+    """Red-team defect: fullwidth and zero-width look-alikes of a name were accepted beside it."""
+    team_create(competition=comp, user=UserFactory(), name="TeamA")
+    with pytest.raises(ApplicationError, match="is taken"):
+        team_create(competition=comp, user=UserFactory(), name=name)
+
+
+@pytest.mark.parametrize("name", ["\x1b]0;pwned\x07", "Owls\x00", "Owls\u202eslwO", "Owls\x9b31m"])
+def test_control_characters_in_team_names_are_refused(comp, name):
+    """Red-team defect: terminal escapes in team names reached `recam leaderboard` raw."""
+    with pytest.raises(ApplicationError, match="control characters"):
+        team_create(competition=comp, user=UserFactory(), name=name)
+
+
+def test_a_name_of_invisible_characters_only_is_no_name(comp):
+    with pytest.raises(ApplicationError, match="give the team a name"):
+        team_create(competition=comp, user=UserFactory(), name="\u200b\u200d")

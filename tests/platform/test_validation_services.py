@@ -204,3 +204,22 @@ def test_a_generated_file_whose_siblings_leak_answers_is_refused_with_the_ids(db
     assert "question 0's answer" in caught.value.message
     assert "is in question 1" in caught.value.message
     assert ValidationBatch.objects.count() == 0
+
+
+def test_a_quality_report_with_a_huge_integer_is_a_form_error_not_a_500(db, recam_data_dir, client):
+    """Red-team defect: a 5,000-digit id raised "Exceeds the limit (4300 digits)" out of the page."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    batch = make_batch(data_dir=recam_data_dir, generated=2)
+    huge = json.dumps(QUALITY).replace('"id": 1000', '"id": ' + "9" * 5000).encode()
+    with pytest.raises(ApplicationError, match=r"q\.json: the integer 9+\.\.\. has 5,000 digits"):
+        batch_attach_quality_report(batch=batch, name="q.json", data=huge)
+    client.force_login(UserFactory(is_staff=True))
+    page = client.post(
+        reverse("validation:batch", args=[batch.pk]), {"report": SimpleUploadedFile("q.json", huge)}
+    )
+    assert page.status_code == 400  # the form with its error
+    assert "has 5,000 digits; at most 18 are allowed" in page.content.decode()
+    batch.refresh_from_db()
+    assert batch.quality_report is None

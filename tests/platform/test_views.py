@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -43,7 +44,7 @@ def test_home_redirects_to_the_only_competition_which_is_public(competition, cli
     assert b"Practice (dev sets)" in response.content
 
 
-def test_signup_logs_the_new_user_in(db, client):
+def test_signup_then_the_activation_link_logs_the_new_user_in(db, client, mailoutbox):
     response = client.post(
         reverse("signup"),
         {
@@ -55,6 +56,8 @@ def test_signup_logs_the_new_user_in(db, client):
     )
     assert response.status_code == 302
     assert get_user_model().objects.filter(username="ada").exists()
+    link = re.search(r"https?://[^/\s]+(/accounts/activate/\S+)", mailoutbox[0].body).group(1)
+    client.get(link)
     assert client.get("/").wsgi_request.user.username == "ada"
 
 

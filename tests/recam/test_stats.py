@@ -125,3 +125,42 @@ def test_intervals_cover_the_truth_near_the_nominal_rate(paired):
         covered += interval.lo <= truth <= interval.hi
     tolerance = 3 * math.sqrt(0.95 * 0.05 / runs)
     assert abs(covered / runs - 0.95) <= tolerance, covered / runs
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_holm_adjust_equals_statsmodels_on_random_inputs(seed):
+    from statsmodels.stats.multitest import multipletests
+
+    from recam.stats import holm_adjust
+
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 400))
+    p = rng.random(size) ** 3
+    p[rng.random(size) < 0.2] = 1.0  # ties at 1, as pairs with no discordant question give
+    p[: size // 4] = p[0]  # and ties anywhere else
+    expected = multipletests(p, alpha=0.05, method="holm")[1]
+    np.testing.assert_allclose(holm_adjust(p), expected, rtol=0, atol=1e-15)
+
+
+def test_pairwise_counts_updated_for_changed_rows_equal_a_full_count():
+    from recam.stats import PairwiseCounts, _right_wrong
+
+    rng = np.random.default_rng(7)
+    matrix = (rng.random((12, 300)) < np.linspace(0.3, 0.8, 12)[:, None]).astype(np.int8)
+    keys = list(range(12))
+    counts = PairwiseCounts()
+    np.testing.assert_array_equal(counts.update(keys=keys, matrix=matrix), _right_wrong(matrix))
+    assert counts.rows_computed_ == 12
+    for step in range(5):  # one team re-uploads, one joins, one leaves: only those rows are computed
+        changed = int(rng.integers(len(keys)))
+        matrix[changed] = rng.random(300) < 0.6
+        keys[changed] = 100 + step
+        matrix = np.vstack([matrix[1:], (rng.random((1, 300)) < 0.5).astype(np.int8)])
+        keys = [*keys[1:], 200 + step]
+        got = counts.update(keys=keys, matrix=matrix)
+        np.testing.assert_array_equal(got, _right_wrong(matrix))
+        assert counts.rows_computed_ <= 2
+        np.testing.assert_array_equal(counts.p_values_, pairwise_mcnemar(matrix))
+        fast, full = rank_entries(matrix=matrix, p_values=counts.p_values_), rank_entries(matrix=matrix)
+        assert (fast.ranks, fast.tied_with) == (full.ranks, full.tied_with)
+        np.testing.assert_array_equal(fast.p_adjusted, full.p_adjusted)

@@ -164,13 +164,16 @@ def test_bad_label_then_same_id_again_is_a_duplicate():
     ]
 
 
-@pytest.mark.parametrize("digits", [19, 4301, 100_000])
-def test_an_id_with_thousands_of_digits_is_a_listed_problem(digits):
+@pytest.mark.parametrize(
+    ("digits", "message"),
+    [(19, "has more than 18 digits"), (150, "has more than 18 digits"), (4301, "longer than 200 bytes")],
+)
+def test_an_id_with_thousands_of_digits_is_a_listed_problem(digits, message):
     """Red-team defect: int() of more than 4,300 digits raised ValueError out of the parser (a 500)."""
     body = GOOD1 + "9" * digits + ",1\n"
     problem = only(problems(body.encode(), filename="subtask1.csv"))
     assert (problem.file, problem.line) == ("subtask1.csv", 7)
-    assert "has more than 18 digits" in problem.message
+    assert message in problem.message
     assert len(problem.message) < 120  # the field is cut, not echoed whole
 
 
@@ -181,3 +184,33 @@ def test_a_label_with_thousands_of_digits_is_a_listed_problem(digits):
     assert (problem.file, problem.line) == ("subtask1.csv", 6)
     assert "is out of range: labels are 0-4" in problem.message
     assert len(problem.message) < 120
+
+
+def test_a_small_zip_of_millions_of_lines_is_refused_before_it_is_unpacked():
+    """Red-team defect: 46 KB deflated to 45 MiB of '0,1' lines; the parser split it all in memory and
+    looped past its problem cap for 31 s (the web worker was killed)."""
+    data = make_zip({"subtask1.csv": b"0,1\n" * (45 * 2**18)})
+    assert len(data) < 100_000
+    problem = only(problems(data))
+    assert problem.file == "preds.zip/subtask1.csv"
+    assert "more than a prediction file for this phase's test set can hold" in problem.message
+
+
+def test_lines_past_the_question_count_and_margin_stop_the_reading():
+    limits = Limits(line_margin=10)
+    body = GOOD1 + "\n" * 1_000_000 + "5,1\n"  # blank lines count: 6 questions + 10 lines at most
+    found = problems(body.encode(), filename="subtask1.csv", limits=limits)
+    assert [(p.line, p.message) for p in found] == [
+        (
+            17,
+            "more than 16 lines: this phase's Subtask 1 test set has 6 questions (one line each); "
+            "reading stopped here",
+        ),
+    ]
+
+
+def test_reading_stops_at_the_problem_cap():
+    body = GOOD1 + "0,1\n" * 1_000_000  # a bare CSV under the byte limit: a million repeated ids
+    found = problems(body.encode(), filename="subtask1.csv", limits=Limits(line_margin=2_000_000))
+    assert len(found) == 51
+    assert found[-1] == Problem("subtask1.csv", "reading stopped here after 50 problems", 57)
