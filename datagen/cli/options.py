@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,6 +125,22 @@ def _window(value: str | int | None) -> int | None:
     'baselines.lm_loading.gemma_model_path()), a GGUF file or model dir, or "none" (gate version 3).',
 )
 @click.option(
+    "--gate-version",
+    default=5,
+    show_default=True,
+    type=click.IntRange(min=4, max=5),
+    help="5: the rules of docs/explanation/validity.md (option forms, near-synonyms, contrast first, no PMI shortcut); "
+    "4: the previous gate (with --gate-lm2 none: 3).",
+)
+@click.option(
+    "--per-summary",
+    type=click.Choice(["one", "all"]),
+    default="one",
+    show_default=True,
+    help="One question per summary (the most open sentence; docs/explanation/validity.md) or every candidate. A set where "
+    "one question's answer is in another on the same article is refused either way.",
+)
+@click.option(
     "--limit",
     type=click.IntRange(min=1),
     help="Questions for the first N candidates only (readers still trained on every fold; LM vocabulary of the whole file).",
@@ -154,8 +171,11 @@ def options(
     gate_lm2="gemma",
     extra_train=(),
     lm_window=WINDOW,
+    gate_version=5,
+    per_summary="one",
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
+    started = (time.monotonic(), time.process_time())
     reader_names = tuple(r.strip() for r in readers.split(",") if r.strip())
     unknown = [r for r in reader_names if r not in READERS]
     if unknown or not reader_names:
@@ -218,11 +238,17 @@ def options(
             if backend == "celery" and second_lm
             else None,
             lm_window=lm_window,
+            gate_version=gate_version,
+            per_summary=per_summary,
+            started=started,
         )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {written} question(s) to {output}; dropped {dropped}")
     click.echo(f"report: {report}")
+    explanation = json.loads(Path(report).with_suffix(".json").read_text()).get("explanation")
+    if explanation:
+        click.echo(explanation)
 
 
 GATE_SHARD = 8  # questions per Celery gate task

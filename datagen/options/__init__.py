@@ -4,6 +4,8 @@
 * ``retrieval``, ``retrieval_metrics``: the three readers' k-fold retrieval and its metrics;
 * ``lm_words``, ``prior``, ``inflection``: the LM word ranker and judge, the frequency prior, forms;
 * ``gate``, ``gated``: the adversarial gate and the ranked, gated path;
+* ``validity``, ``valid``: the rules of valid test items (option forms, near-synonyms, contrast words,
+  gate version 5, one question per summary; docs/explanation/validity.md), ``explain``: the yield in words;
 * ``finish``, ``stats``: rankings -> questions -> files, and the report's tables.
 
 The names of ``build`` are re-exported here, so ``from datagen.options import check_question`` works.

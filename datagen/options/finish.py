@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from datagen.options.build import Candidate, build_dataset, write_recam
-from datagen.options.gate import GATE_VERSION, GATE_VERSION_SECOND, MIN_GOLD_RANK
+from datagen.options.explain import explain
+from datagen.options.gate import GATE_VERSION, GATE_VERSION_SECOND, GATE_VERSION_VALID, MIN_GOLD_RANK
 from datagen.options.gated import (
     build_gated_dataset,
     cached_scorer,
@@ -35,6 +36,8 @@ from datagen.options.retrieval import (
     text_vocabulary,
 )
 from datagen.options.stats import question_stats, write_report
+from datagen.options.valid import build_valid_dataset, second_items_valid
+from recam.siblings import check_no_sibling_leaks
 
 RANKERS = ("readers", "lm", "both")
 GATE_CHUNK = 8  # local gate scoring: questions scored and cached at a time
@@ -57,6 +60,9 @@ def finish(
     second_lm: str | None = None,
     second_many: Callable[[list[dict]], Iterable[dict]] | None = None,
     lm_window: int | None = WINDOW,
+    gate_version: int = 5,
+    per_summary: str = "one",
+    started: tuple[float, float] | None = None,
 ) -> tuple[int, int, Path]:
     """Write the questions and the report; return (written, dropped, report path).
 
@@ -74,6 +80,13 @@ def finish(
 
     ``lm_window``: the words after the blank both LMs' exact scores read (:data:`datagen.options.lm_words.WINDOW`;
     None: to the end of the summary, the scoring rule of gate versions 3-4 before the window).
+
+    ``gate_version`` 5 (default) applies the rules of docs/explanation/validity.md (option forms, near-synonyms,
+    contrast first, no PMI shortcut) on the gated and ungated paths; 4 is the previous gate.
+    ``per_summary`` "one" writes one question per summary (rule S; on the paper's path the first in
+    input order), "all" every candidate. Whatever is written must pass the sibling-leak check
+    (:mod:`recam.siblings`): a set that fails it is not written (``ValueError`` naming the ids).
+    ``started``: ``(time.monotonic(), time.process_time())`` at the start of the run, for the report's cost.
     """
     from lexicon.resources import wordnet
     from lexicon.vectors import load_vectors
@@ -101,12 +114,15 @@ def finish(
         built = build_dataset(
             candidates=candidates, pools=pools, wordnet=wordnet(), vectors=vectors, seed=plan.seed
         )
+        if per_summary == "one":
+            built = first_per_summary(built)
     else:
         built = _lm_path(
             work=work, groups=groups, candidates=candidates, pools=pools, rankings=rankings, ranker=ranker,
             gated=gated, lm_model=lm_model, lm_top=lm_top, vectors=vectors, seed=plan.seed, score_many=score_many,
             vocabulary_groups=vocabulary_groups, min_rank=gate_min_rank,
             second_lm=second_lm if gated else None, second_many=second_many, window=lm_window,
+            gate_version=gate_version, per_summary=per_summary,
         )  # fmt: skip
         why = built.why
     return _write(
@@ -114,9 +130,10 @@ def finish(
         readers=readers, vectors=vectors, why=why, settings={"ranker": ranker, "gate": gated, "lm_top": lm_top,
         **({"lm_window": lm_window, "lm_scoring": LM_SCORING} if ranker != "readers" or gated else {}),
         "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)", "limit": limit,
-        **({"gate_version": GATE_VERSION_SECOND if second_lm else GATE_VERSION, "gate_min_rank": gate_min_rank,
+        "per_summary": per_summary,
+        **({"gate_version": _version_name(gate_version, second_lm), "gate_min_rank": gate_min_rank,
             "gate_second_lm": second_lm, "gate_second_lm_key": second_key(second_lm) if second_lm else None}
-           if gated else {})},
+           if gated else {})}, started=started,
     )  # fmt: skip
 
 
@@ -139,6 +156,8 @@ def _lm_path(
     second_lm=None,
     second_many=None,
     window=WINDOW,
+    gate_version=5,
+    per_summary="one",
 ):
     """Score the pools (and, with the LM ranker, the subtask's vocabulary) with the LM, then build."""
     from datagen.nlp import load_nlp
@@ -170,17 +189,66 @@ def _lm_path(
             pools.setdefault(qid, []).append(found["proposed"])
     second = None
     if gated and second_lm:
-        found2 = second_items(items=items, scores=scores, min_rank=min_rank)
+        if gate_version == 5:
+            found2 = second_items_valid(items=items, scores=scores, wordnet=wordnet(), min_rank=min_rank)
+        else:
+            found2 = second_items(items=items, scores=scores, min_rank=min_rank)
         chunk2 = None if second_many else GATE_CHUNK
         second_many = second_many or (
             lambda batch: gate_scores(items=batch, lm_model=second_lm, progress=True)
         )
         name = f"gate-scores2-{second_key(second_lm)}.jsonl"
         second = _cached_gate_scores(work=work, items=found2, score_many=second_many, chunk=chunk2, name=name)
-    return build_gated_dataset(
+    if gate_version == 5:
+        return build_valid_dataset(
+            candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors, seed=seed,
+            scorer=cached_scorer(scores, second) if gated else None, min_rank=min_rank,
+            context=context_similarity(), per_summary=per_summary,
+        )  # fmt: skip
+    built = build_gated_dataset(
         candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors, seed=seed,
         scorer=cached_scorer(scores, second) if gated else None, min_rank=min_rank,
     )  # fmt: skip
+    return first_per_summary(built) if per_summary == "one" else built
+
+
+def _version_name(gate_version: int, second_lm: str | None) -> str:
+    if gate_version == 5:
+        return GATE_VERSION_VALID
+    return GATE_VERSION_SECOND if second_lm else GATE_VERSION
+
+
+def context_similarity():
+    """Rule N2's measure with the candidates stage's encoder (MiniLM-L6 by default)."""
+    from datagen.options.validity import context_cosines
+    from datagen.targets.encoder import load_encoder
+
+    encoder = load_encoder()
+    return lambda question, gold, words: context_cosines(
+        encoder=encoder, question=question, gold=gold, words=words
+    )
+
+
+def first_per_summary(built):
+    """Rule S without a gate score: the first question written for each article, in input order."""
+    seen: set[str] = set()
+    keep = []
+    for i, source in enumerate(built.sources):
+        key = " ".join(source.article.split())
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    drops = Counter(built.drops)
+    drops["one-per-summary"] += len(built.sources) - len(keep)
+    fields = {
+        "questions": [built.questions[i] for i in keep],
+        "sources": [built.sources[i] for i in keep],
+        "drops": drops,
+        "excluded": built.excluded,
+    }
+    if hasattr(built, "why"):
+        fields["why"] = [built.why[i] for i in keep]
+    return type(built)(**fields)
 
 
 def second_key(model: str) -> str:
@@ -221,7 +289,8 @@ def _cached_gate_scores(
     return [cached[key(item)] for item in items]
 
 
-def _write(*, output, built, groups, rankings, plan, work, readers, vectors, why, settings):
+def _write(*, output, built, groups, rankings, plan, work, readers, vectors, why, settings, started=None):
+    check_no_sibling_leaks(built.questions, source=str(output))  # nothing is written for a leaking set
     output.parent.mkdir(parents=True, exist_ok=True)
     write_recam(path=output, questions=built.questions, sources=built.sources)
     per_subtask: dict[str, list] = {s: [] for s in groups}
@@ -249,8 +318,27 @@ def _write(*, output, built, groups, rankings, plan, work, readers, vectors, why
             "options": settings,
         },
         gate=_gate_ranks(why) if why and settings.get("gate") else None,
+        explanation=explain(
+            candidates=sum(len(g) for g in groups.values()), written=len(built.questions), drops=built.drops
+        ),
+        cost=_cost(started, len(built.questions)),
     )
     return len(built.questions), sum(built.drops.values()), report
+
+
+def _cost(started: tuple[float, float] | None, written: int) -> dict | None:
+    """The run's wall and CPU seconds (this process: Celery workers' time and scores read back from a
+    cache are not in it) and the same per written question."""
+    if started is None:
+        return None
+    import time
+
+    cost = {
+        "wall_seconds": time.monotonic() - started[0],
+        "cpu_seconds_this_process": time.process_time() - started[1],
+    }
+    per = {f"{k}_per_question": round(v / written, 2) if written else None for k, v in cost.items()}
+    return {**{k: round(v, 1) for k, v in cost.items()}, **per}
 
 
 def _gate_ranks(why: list[dict]) -> dict[str, dict[str, int]]:

@@ -157,3 +157,109 @@ def gate(
     chosen = sides["above"][: rank - 1] + sides["below"][: count - (rank - 1)]
     ranks = {"gold_rank_target": target_rank, "gold_rank": rank}
     return [Pick(word=p.word, why={**p.why, **ranks}) for p in chosen], "gated"
+
+
+GATE_VERSION_VALID = (
+    "gate-5"  # docs/explanation/validity.md, rule G: the PMI rank drawn, not won; contrast first
+)
+
+
+def pmi_draw(*, seed: int, question_id: object, count: int = 4) -> int:
+    """The gold's target PMI rank 1..count+1 (gate version 5), a draw of its own (not the options-only one)."""
+    return rank_draw(seed=seed, question_id=f"pmi:{question_id}", count=count, low=1)
+
+
+def gate_valid(
+    *,
+    gold: str,
+    pool: Sequence[str],
+    article: Mapping[str, float],
+    options_only: Mapping[str, Mapping[str, float]],
+    target_rank: int,
+    pmi_rank: int,
+    count: int = 4,
+    min_rank: int = MIN_GOLD_RANK,
+    second: Mapping[str, Mapping[str, float]] | None = None,
+    contrast: frozenset[str] = frozenset(),
+) -> tuple[list[Pick] | None, str]:
+    """Gate version 5 (docs/explanation/validity.md, rule G): no PMI eligibility. The gold's options-only rank is
+    ``target_rank`` (2..5: never the favourite of either LM, as version 4) and its PMI rank under the
+    lead LM ``pmi_rank`` (1..5), reached by picking from the four groups above/below the gold
+    options-only x above/below it by PMI; the nearest reachable pair otherwise. ``contrast`` words
+    (rule C) come first within each group, then the closest without the article (rule 3)."""
+    if LEAD not in options_only:
+        raise ValueError(f"the gate needs the options-only scorer {LEAD!r}, got {sorted(options_only)}")
+    lead = options_only[LEAD]
+    words = [w for w in dict.fromkeys(pool) if w != gold and w in article and w in lead]
+    if second is not None:
+        # the second LM only removes words: where the lead LM alone cannot gate, its reason stands
+        # (the second LM did not score such questions: datagen.options.valid.second_items_valid)
+        alone = gate_valid(
+            gold=gold, pool=pool, article=article, options_only=options_only, target_rank=target_rank,
+            pmi_rank=pmi_rank, count=count, min_rank=min_rank, contrast=contrast,
+        )  # fmt: skip
+        if alone[0] is None:
+            return alone
+        off2 = second["options_only"]
+        if gold not in off2:
+            return None, "gate-second-unscored"
+        words = [w for w in words if w in off2]
+        options_only = {**options_only, SECOND: off2}
+    if len(words) < count:
+        return None, "gate-too-few-admissible"
+    spreads = {}
+    for name, scores in options_only.items():
+        spread = float(np.std([scores[w] for w in [gold, *words]]))
+        spreads[name] = spread if spread > 0 else 1.0
+    pmi = {w: article[w] - lead[w] for w in [gold, *words]}
+    groups: dict[tuple[bool, bool], list[Pick]] = {(a, b): [] for a in (True, False) for b in (True, False)}
+    for word in words:
+        gaps = {name: scores[gold] - scores[word] for name, scores in options_only.items()}
+        above = lead[word] > lead[gold] and (SECOND not in options_only or gaps[SECOND] < 0)
+        pmi_above = pmi[word] > pmi[gold]
+        why = {
+            "article_margin": _recorded(article[gold] - article[word]),
+            "pmi_margin": _recorded(pmi[gold] - pmi[word]),
+            "gaps": {name: _recorded(gap) for name, gap in gaps.items()},
+            "closeness": round(max(abs(gap) / spreads[name] for name, gap in gaps.items()), 4),
+            "side": "above" if above else "below",
+            "pmi_side": "above" if pmi_above else "below",
+            "contrast": word in contrast,
+        }
+        groups[(above, pmi_above)].append(Pick(word=word, why=why))
+    for picks in groups.values():
+        picks.sort(key=lambda p: (not p.why["contrast"], p.why["closeness"], p.word))
+    if not groups[(True, True)] and not groups[(True, False)]:
+        return None, "gate-gold-options-favourite"
+    best = None
+    for rank in range(min_rank, count + 2):
+        for prank in range(1, count + 2):
+            for k in range(0, count + 1):
+                need = {(True, True): k, (True, False): rank - 1 - k, (False, True): prank - 1 - k,
+                        (False, False): count - (rank - 1) - (prank - 1) + k}  # fmt: skip
+                if any(n < 0 or n > len(groups[g]) for g, n in need.items()):
+                    continue
+                chosen = [p for g, n in need.items() for p in groups[g][:n]]
+                key = (
+                    abs(rank - target_rank) + abs(prank - pmi_rank), abs(rank - target_rank),
+                    -sum(p.why["contrast"] for p in chosen), sum(p.why["closeness"] for p in chosen), k,
+                )  # fmt: skip
+                if best is None or key < best[0]:
+                    best = (key, rank, prank, chosen)
+    if best is None:
+        return None, "gate-too-few-admissible"
+    _, rank, prank, chosen = best
+    ranks = {
+        "gold_rank_target": target_rank,
+        "gold_rank": rank,
+        "pmi_rank_target": pmi_rank,
+        "pmi_rank": prank,
+    }
+    return [Pick(word=p.word, why={**p.why, **ranks}) for p in chosen], "gated"
+
+
+def openness(picks: Sequence[Pick]) -> float:
+    """Rule S: how open the sentence leaves the answer, the smallest over the gate's LMs of the largest
+    options-only lead of a chosen distractor over the gold (nats; gaps are gold minus word)."""
+    names = picks[0].why["gaps"].keys() - {"wordfreq"}
+    return min(max(-p.why["gaps"][name] for p in picks) for name in names)

@@ -76,6 +76,8 @@ def write_report(
     excluded: Mapping[str, int],
     provenance: Mapping[str, object],
     gate: Mapping[str, Mapping[str, int]] | None = None,
+    explanation: str | None = None,
+    cost: Mapping[str, float | None] | None = None,
 ) -> Path:
     """Write ``OUTPUT.report.json`` and ``OUTPUT.report.md`` beside the output; return the markdown path."""
     from datagen.options.retrieval import metrics_table
@@ -91,11 +93,18 @@ def write_report(
         "excluded_pool_types": dict(sorted(excluded.items())),
         "provenance": provenance,
         **({"gate": gate} if gate is not None else {}),
+        **({"explanation": explanation} if explanation is not None else {}),
+        **({"cost": dict(cost)} if cost is not None else {}),
     }
     output.with_name(f"{output.stem}.report.json").write_text(
         json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
     )
     parts = [f"# Option generation report: {output.name}", ""]
+    if explanation:
+        parts += ["## Yield, in plain words", "", explanation, ""]
+    if cost:
+        parts += ["## Cost of this run", ""]
+        parts += [f"- {k}: {v}" for k, v in cost.items()] + [""]
     for subtask, rows in retrieval.items():
         parts += [f"## Retrieval, subtask {subtask} (layout of Tables 3/4)", "", metrics_table(rows=rows), ""]
     dropped = {s: candidates[s] - written.get(s, 0) for s in candidates}

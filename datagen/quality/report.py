@@ -25,9 +25,10 @@ from datagen.options.prior import NAME as PRIOR
 from datagen.options.prior import prior_scores, wordfreq_version
 from datagen.quality import calibration
 from recam.records import Question
+from recam.siblings import shared_articles, sibling_leaks
 
 FLAG_PROBABILITY = 0.5
-REPORT_VERSION = "quality-1"
+REPORT_VERSION = "quality-2"  # 2: the PMI rule, the sibling check, the generating run's yield
 LM = "lm"
 # with_article -> (n, 5) scores for a batch of questions
 ScoreFn = Callable[[Sequence[Question], bool], np.ndarray]
@@ -112,6 +113,9 @@ def build_report(
         rows.append(_question_row(q=q, i=i, scores=scores, probs=probs, eff=eff, mi=mi, flagged_by=by))
     report = {
         "with_article_accuracy": calibration.accuracy(scores=lm_with, labels=labels),
+        # the zero-shot PMI rule: each option by its with-article minus its options-only log-likelihood
+        "pmi_accuracy": calibration.accuracy(scores=lm_with - lm_without, labels=labels),
+        "siblings": sibling_row(questions),
         "options_only_accuracy": {
             n: calibration.accuracy(scores=scores[n], labels=labels) for n in (LM, PRIOR)
         },
@@ -152,6 +156,17 @@ def _add_disto(report: dict, disto: dict) -> None:
     }
 
 
+def sibling_row(questions: Sequence[Question]) -> dict:
+    """The set-level sibling check (:mod:`recam.siblings`): leaks, their pairs, shared articles."""
+    leaks = sibling_leaks(questions)
+    return {
+        "leaks": len(leaks),
+        "pairs": [leak.describe() for leak in leaks[:20]],
+        "articles_with_several_questions": len(shared_articles(questions)),
+        "refused": bool(leaks),
+    }
+
+
 def _question_row(*, q, i, scores, probs, eff, mi, flagged_by) -> dict:
     def r(values) -> list[float]:
         return [round(float(x), 4) for x in values]
@@ -166,6 +181,24 @@ def _question_row(*, q, i, scores, probs, eff, mi, flagged_by) -> dict:
         "contextual_mi": round(float(mi[i]), 4),
         "flagged": bool(flagged_by),
         "flagged_by": flagged_by,
+    }
+
+
+def generation_row(report_path: Path) -> dict | None:
+    """The yield and cost of the ``datagen options`` run that wrote the input (its ``.report.json``)."""
+    if not report_path.is_file():
+        return None
+    found = json.loads(report_path.read_text(encoding="utf-8"))
+    candidates = sum(found.get("sizes", {}).get("Candidates", {}).values())
+    written = sum(found.get("sizes", {}).get("Questions", {}).values())
+    return {
+        "report": str(report_path),
+        "candidates": candidates,
+        "written": written,
+        "yield": written / candidates if candidates else None,
+        "gate_version": found.get("provenance", {}).get("options", {}).get("gate_version"),
+        "cost": found.get("cost"),
+        "explanation": found.get("explanation"),
     }
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from datagen.quality.report import LM, ScoreFn, build_report, cached_scores
+from datagen.quality.report import LM, ScoreFn, build_report, cached_scores, generation_row
 from lexicon import resources
 from lexicon.files import file_sha256
 from recam.records import Question, read_questions
@@ -175,6 +175,9 @@ def run_quality(
         },
         disto=disto(questions) if disto is not None else None,
     )
+    generation = generation_row(input_path.with_name(f"{input_path.stem}.report.json"))
+    if generation is not None:
+        report["generation"] = generation
     output_path.parent.mkdir(parents=True, exist_ok=True)
     output_path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     output_path.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
@@ -193,6 +196,17 @@ def _versions() -> dict:
     return found
 
 
+def _generation_lines(generation: dict | None) -> list[str]:
+    if not generation:
+        return []
+    cost = generation.get("cost") or {}
+    per = cost.get("cpu_seconds_this_process_per_question")
+    return [
+        f"| yield of the generating run | {generation['written']} of {generation['candidates']} candidates |",
+        *([f"| CPU seconds per written question (that run's process) | {per} |"] if per is not None else []),
+    ]
+
+
 def markdown(report: dict) -> str:
     """A short human-readable page: dataset figures and the flagged questions."""
     oo, eff = report["options_only_accuracy"], report["effective_options"]
@@ -203,12 +217,21 @@ def markdown(report: dict) -> str:
         "|---|---|",
         f"| questions | {report['n_questions']} |",
         f"| with-article accuracy (LM) | {100 * report['with_article_accuracy']:.1f}% |",
+        f"| PMI rule accuracy (LM: with-article minus options-only log-likelihood) | {100 * report['pmi_accuracy']:.1f}% |",
         *(f"| options-only accuracy ({n}) | {100 * v:.1f}% |" for n, v in oo.items()),
         *(f"| effective options ({n}) | {v:.2f} of 5 |" for n, v in eff.items()),
         f"| contextual MI (LM, nats) | {report['contextual_mi']:.3f} |",
         f"| flagged ({report['flagged']['rule']}) | {report['flagged']['count']} |",
         *_disto_rows(report),
+        f"| sibling leaks | {report['siblings']['leaks']} |",
+        *_generation_lines(report.get("generation")),
         "",
+        *[f"- sibling leak: {pair}" for pair in report["siblings"]["pairs"]],
+        *(
+            [f"Why this yield: {report['generation']['explanation']}", ""]
+            if report.get("generation", {}).get("explanation")
+            else []
+        ),
         "## Flagged questions (first 50)",
         "",
     ]

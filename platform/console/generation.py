@@ -18,6 +18,8 @@ from competitions.models import Phase, TestSet
 from console.models import GenerationJob
 from console.services import test_set_load_upload
 from datagen.targets.filters import DEFAULT_CONTEXTUAL_MAX
+from recam.records import iter_questions
+from recam.siblings import leak_message, sibling_leaks
 from validation.models import ValidationBatch
 from validation.services import BatchSettings, batch_attach_quality_report, batch_create
 
@@ -204,9 +206,24 @@ def job_load_into_phase(*, job: GenerationJob, phase: Phase, subtask: int) -> tu
     recam = job_outputs(job=job)["recam"]
     if recam is None:
         raise ApplicationError(f"job {job.pk} has no ReCAM jsonl yet")
+    _refuse_sibling_leaks(recam=recam, name=f"job {job.pk}")
     return test_set_load_upload(
         phase=phase, subtask=subtask, data=recam.read_bytes(), filename=f"job{job.pk}-recam.jsonl"
     )
+
+
+def _refuse_sibling_leaks(*, recam: Path, name: str) -> None:
+    """A generated set where one question's answer is in another question on the same article is not
+    a test set (recam.siblings): refused with the ids, nothing loaded."""
+    try:
+        questions = list(
+            iter_questions(recam.read_text(encoding="utf-8-sig").splitlines(), source=recam.name)
+        )
+    except ValueError as exc:
+        raise ApplicationError(str(exc)) from None
+    leaks = sibling_leaks(questions)
+    if leaks:
+        raise ApplicationError(leak_message(leaks, source=name))
 
 
 def job_send_to_validation(*, job: GenerationJob, user=None) -> ValidationBatch:

@@ -11,11 +11,13 @@ from recam.agreement import NONE_FITS
 from recam.records import Question
 from validation.models import Annotation, BatchQuestion, ValidationBatch
 from validation.results import BatchResults, batch_results
+from validation.two_stage import two_stage_results, two_stage_rows
 
 VALIDATED = "validated.jsonl"
 TABLE_CSV = "annotations.csv"
 TABLE_JSON = "annotations.json"
 SUMMARY = "summary.json"
+TWO_STAGE = "two_stage.json"
 TABLE_FIELDS = (
     "question_id", "kind", "annotator", "answer", "answer_text", "label", "correct", "position",
     "assignment", "shown_at", "answered_at", "seconds",
@@ -103,12 +105,16 @@ def batch_export_files(*, batch: ValidationBatch) -> dict[str, bytes]:
     writer = csv.DictWriter(buffer, fieldnames=TABLE_FIELDS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(csv_row(row) for row in table)
-    return {
+    files = {
         VALIDATED: validated_jsonl(results=results).encode("utf-8"),
         TABLE_CSV: buffer.getvalue().encode("utf-8"),
         TABLE_JSON: json.dumps(table, indent=1, ensure_ascii=False).encode("utf-8"),
         SUMMARY: json.dumps(summary(results=results), indent=1).encode("utf-8"),
     }
+    if batch.two_stage:  # both stages per answer, and the rates per source
+        staged = {"results": two_stage_results(batch=batch), "answers": two_stage_rows(batch=batch)}
+        files[TWO_STAGE] = json.dumps(staged, indent=1, ensure_ascii=False).encode("utf-8")
+    return files
 
 
 def batch_export(*, batch: ValidationBatch, out_dir: Path) -> dict[str, Path]:

@@ -21,6 +21,12 @@ class BatchForm(forms.Form):
         initial=0.4,
         help_text="annotators at or below this gold accuracy are not counted (0: count everyone)",
     )
+    two_stage = forms.BooleanField(
+        required=False,
+        initial=False,
+        label="Two stages: answer without the article first, then with it",
+        help_text='the same annotator; with the article they may mark "more than one option fits" and "an option is ungrammatical"',
+    )
     gold_file = forms.FileField(
         required=False, help_text="known-good labelled questions; default: VALIDATION_GOLD_FILE"
     )

@@ -22,6 +22,11 @@ class ValidationBatch(models.Model):
     min_gold_accuracy = models.FloatField(
         default=0.4, help_text="annotators at or below this gold-check accuracy are not counted"
     )
+    two_stage = models.BooleanField(
+        default=False,
+        help_text="each annotator answers every question first without the article, then with it, and may mark "
+        '"more than one option fits" and "an option is ungrammatical"',
+    )
     # Bumped by every assignment hand-out: the UPDATE takes the row lock (PostgreSQL) / write lock (SQLite).
     assignment_counter = models.PositiveIntegerField(default=0)
     quality_report = models.JSONField(null=True, blank=True)
@@ -93,6 +98,12 @@ class Annotation(models.Model):
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     position = models.PositiveSmallIntegerField()
     answer = models.SmallIntegerField(null=True, blank=True, help_text="0-4, or -1 for none fits")
+    # two-stage batches: the answer given before the article was shown, and the two marks given with it
+    answer_without_article = models.SmallIntegerField(
+        null=True, blank=True, help_text="0-4, or -1 for none fits; answered before the article is shown"
+    )
+    multiple_fit = models.BooleanField(default=False, help_text="marked: more than one option fits")
+    ungrammatical = models.BooleanField(default=False, help_text="marked: an option is ungrammatical here")
     shown_at = models.DateTimeField(null=True, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
     seconds = models.FloatField(null=True, blank=True, help_text="from first shown to answered")

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from competitions.errors import ApplicationError
 from recam.records import Question, iter_questions, loads_bounded
+from recam.siblings import leak_message, sibling_leaks
 from validation.models import BatchQuestion, ValidationBatch
 from validation.selectors import ANNOTATOR_GROUP
 
@@ -28,6 +29,7 @@ class BatchSettings:
     allow_none: bool = True
     gold_rate: float = 0.2
     min_gold_accuracy: float = 0.4
+    two_stage: bool = False  # answers without the article first (validation.two_stage)
 
     def check(self) -> None:
         if not 1 <= self.annotations_per_question <= 50:
@@ -153,6 +155,9 @@ def batch_create(
     """Parse everything first (nothing is stored on an error), then store the batch in one transaction."""
     batch_settings.check()
     generated = parse_labelled_jsonl(name=source_name, data=data)
+    leaks = sibling_leaks(generated)
+    if leaks:  # one question answers another: not a set to validate (docs/validation.md)
+        raise ApplicationError(leak_message(leaks, source=source_name))
     extras = record_extras(data=data)
     gold_rows: list[tuple[Question, dict]] = []
     gold_name = ""

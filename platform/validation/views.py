@@ -36,6 +36,11 @@ from validation.services import (
     batch_create,
     batch_settings_update,
 )
+from validation.two_stage import (
+    annotation_answer_with_article,
+    annotation_answer_without_article,
+    two_stage_results,
+)
 
 
 def _source_paths() -> list[str]:
@@ -81,6 +86,7 @@ def _create(request, data: dict):
         allow_none=data["allow_none"],
         gold_rate=data["gold_rate"],
         min_gold_accuracy=data["min_gold_accuracy"],
+        two_stage=bool(data.get("two_stage")),
     )
     return batch_create(
         name=data["name"], source_name=source_name, data=content, batch_settings=batch_settings,
@@ -113,6 +119,7 @@ def _batch_page(request, batch, **forms):
         "min_gold_accuracy": batch.min_gold_accuracy,
     }
     context = {
+        "two_stage": two_stage_results(batch=batch) if batch.two_stage else None,
         "batch": batch,
         "results": results,
         "form": forms.get("form") or QualityReportForm(),
@@ -222,9 +229,12 @@ def assignment_page(request, pk: int):
         try:
             answer = int(request.POST.get("answer", ""))
             annotation_id = int(request.POST.get("annotation", ""))
-            annotation_answer(
-                assignment=assignment, annotator=request.user, annotation_id=annotation_id, answer=answer
-            )
+            if assignment.batch.two_stage:
+                _answer_two_stage(request, assignment=assignment, annotation_id=annotation_id, answer=answer)
+            else:
+                annotation_answer(
+                    assignment=assignment, annotator=request.user, annotation_id=annotation_id, answer=answer
+                )
         except ValueError:
             messages.error(request, "choose one of the options")
         except ApplicationError as exc:
@@ -235,6 +245,9 @@ def assignment_page(request, pk: int):
     if annotation is not None and assignment.status == assignment.Status.OPEN:
         annotation_mark_shown(annotation=annotation)
         item = selectors.item_view(annotation=annotation, allow_none=assignment.batch.allow_none)
+    without_article = bool(
+        item and assignment.batch.two_stage and annotation.answer_without_article is None
+    )  # the first of two stages: the article is not shown
     context = {
         "assignment_id": assignment.pk,
         "batch_id": assignment.batch_id,
@@ -243,5 +256,20 @@ def assignment_page(request, pk: int):
         "item": item,
         "progress": selectors.assignment_progress(assignment=assignment),
         "none_fits": NONE_FITS,
+        "two_stage": assignment.batch.two_stage,
+        "without_article": without_article,
     }
     return render(request, "validation/annotate.html", context)
+
+
+def _answer_two_stage(request, *, assignment, annotation_id: int, answer: int) -> None:
+    if request.POST.get("stage") == "without-article":
+        annotation_answer_without_article(
+            assignment=assignment, annotator=request.user, annotation_id=annotation_id, answer=answer
+        )
+    else:
+        annotation_answer_with_article(
+            assignment=assignment, annotator=request.user, annotation_id=annotation_id, answer=answer,
+            multiple_fit=request.POST.get("multiple_fit") == "on",
+            ungrammatical=request.POST.get("ungrammatical") == "on",
+        )  # fmt: skip

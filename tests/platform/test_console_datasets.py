@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from competitions.errors import ApplicationError
-from competitions.models import GoldAnswers
+from competitions.models import GoldAnswers, TestSet
 from console import generation
 from console.models import GenerationJob
 from tests.platform.factories import UserFactory
@@ -105,6 +105,23 @@ def test_a_finished_job_loads_into_a_phase_with_its_gold(competition, recam_data
     assert with_gold
     assert test_set.num_questions == 12
     assert GoldAnswers.objects.get(test_set=test_set).num_labels == 12
+
+
+def test_a_job_whose_questions_leak_each_others_answers_is_not_loaded(competition, recam_data_dir, db):
+    job = GenerationJob.objects.create(pairs_name="p", pairs_path="/x", pairs_sha256="0" * 64)
+    folder = generation.job_dir(job=job)
+    folder.mkdir(parents=True)
+    lines = (recam_data_dir / "training_data" / "Task_2_dev.jsonl").read_text(encoding="utf-8").splitlines()
+    first, second = (json.loads(line) for line in lines[:2])
+    answer = first[f"option_{first['label']}"]
+    second |= {"article": first["article"], "question": f"Its {answer} is @placeholder ."}
+    (folder / "recam.jsonl").write_text(
+        "".join(json.dumps({"id": i, **r}) + "\n" for i, r in enumerate((first, second)))
+    )
+    phase = competition.phases.get(kind="evaluation")
+    with pytest.raises(ApplicationError, match=r"job \d+: 1 sibling leak\(s\).*question 0's answer"):
+        generation.job_load_into_phase(job=job, phase=phase, subtask=2)
+    assert not TestSet.objects.filter(phase=phase, subtask=2).exists()
 
 
 def test_job_pages_are_staff_only_and_render(db, client, sent):

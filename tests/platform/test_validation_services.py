@@ -185,6 +185,27 @@ def test_recam_validation_batch_command(db, recam_data_dir, tmp_path):
     assert ValidationBatch.objects.count() == 1
 
 
+def test_a_generated_file_whose_siblings_leak_answers_is_refused_with_the_ids(db, recam_data_dir):
+    records = [
+        json.loads(line)
+        for line in jsonl_bytes(path=recam_data_dir / "training_data/Task_2_dev.jsonl", count=2)
+        .decode()
+        .splitlines()
+    ]
+    first, second = records
+    second["article"] = first["article"]  # two questions on one article ...
+    second["question"] = (
+        f"The {first['option_' + str(first['label'])]} was @placeholder ."  # ... one gives the other away
+    )
+    data = "".join(json.dumps(r) + "\n" for r in (first, second)).encode()
+    with pytest.raises(ApplicationError) as caught:
+        batch_create(name="x", source_name="gen.jsonl", data=data, batch_settings=BatchSettings(gold_rate=0))
+    assert "gen.jsonl: 1 sibling leak(s)" in caught.value.message
+    assert "question 0's answer" in caught.value.message
+    assert "is in question 1" in caught.value.message
+    assert ValidationBatch.objects.count() == 0
+
+
 def test_a_quality_report_with_a_huge_integer_is_a_form_error_not_a_500(db, recam_data_dir, client):
     """Red-team defect: a 5,000-digit id raised "Exceeds the limit (4300 digits)" out of the page."""
     from django.core.files.uploadedfile import SimpleUploadedFile

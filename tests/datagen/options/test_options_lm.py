@@ -30,6 +30,7 @@ def test_lm_ranker_path_writes_checked_questions_and_a_funnel(candidates, tiny_l
     args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(tmp_path / "work")]
     args += ["--folds", "2", "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30", gate]
     args += ["--gate-lm2", str(tiny_lm)]  # gate version 4 with the same tiny LM as the second (fast)
+    args += ["--gate-version", "4", "--per-summary", "all"]
     result = CliRunner().invoke(options, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads(output.with_name("out.report.json").read_text())
@@ -105,10 +106,53 @@ def test_gate_version_3_without_a_second_lm_and_a_missing_second_lm_is_a_usage_e
     assert "no model at" in missing.output
     assert "--gate-lm2 none" in missing.output
     assert not output.exists()
-    result = CliRunner().invoke(options, [*args, "--gate-lm2", "none"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        options, [*args, "--gate-lm2", "none", "--gate-version", "4"], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(output.with_name("out.report.json").read_text())
     assert report["provenance"]["options"]["gate_version"] == "gate-3"
     assert not list((tmp_path / "work").glob("gate-scores2-*.jsonl"))
     for line in output.with_suffix(".why.jsonl").read_text().splitlines():
         assert all("second_pmi_margin" not in r for r in json.loads(line)["options"].values())
+
+
+@pytest.mark.parametrize("gate", ["--gate", "--no-gate"])
+def test_the_defaults_apply_gate_version_5_one_question_per_summary_and_explain_the_yield(
+    candidates, tiny_lm, tmp_path, gate
+):
+    from datagen.options.validity import form_problem
+    from recam.siblings import sibling_leaks
+
+    output = tmp_path / "out.jsonl"
+    args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(tmp_path / "work")]
+    args += ["--folds", "2", "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30", gate]
+    args += ["--gate-lm2", str(tiny_lm)]
+    result = CliRunner().invoke(options, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(output.with_name("out.report.json").read_text())
+    assert report["provenance"]["options"]["per_summary"] == "one"
+    assert "candidate questions" in report["explanation"]
+    assert report["explanation"] in result.output
+    assert report["cost"]["wall_seconds"] > 0
+    assert "## Yield, in plain words" in output.with_name("out.report.md").read_text()
+    written = read_questions(output) if output.stat().st_size else []
+    assert len(written) + sum(report["drops"].values()) == 24
+    assert sibling_leaks(written) == []
+    assert len({q.article for q in written}) == len(written)
+    wordnet = load_wordnet()
+    for question in written:
+        assert check_question(question=question, gold=question.answer, wordnet=wordnet) == []
+        for i, option in enumerate(question.options):
+            if i != question.label:
+                assert form_problem(word=option, tag=None, wordnet=wordnet) is None  # not rare
+    if gate == "--gate":
+        assert report["provenance"]["options"]["gate_version"] == "gate-5"
+        for line in output.with_suffix(".why.jsonl").read_text().splitlines():
+            for reason in json.loads(line)["options"].values():
+                assert reason["rule"] == "gate-5"
+                assert reason["gold_rank"] >= 2
+                assert 1 <= reason["pmi_rank"] <= 5
+                if reason["side"] == "above":
+                    assert reason["gaps"]["lm"] < 0
+                    assert reason["gaps"]["lm2"] < 0

@@ -180,3 +180,28 @@ def test_a_saved_lm_reader_directory_scores_the_report_with_its_own_window(tmp_p
     first = [q["scores"]["with_article"] for q in via_reader["questions"]]
     second = [q["scores"]["with_article"] for q in via_model["questions"]]
     assert np.allclose(first, second, atol=1e-4)  # a zero-shot reader is the LM itself
+
+
+def test_the_pmi_rule_and_the_sibling_check_are_rows_of_the_report():
+    questions = _questions(10)
+    without = np.zeros((10, 5))
+    with_article = np.zeros((10, 5))
+    for q in questions:
+        without[q.id, (q.label + 1) % 5] = 5.0  # the options-only LM favours a distractor ...
+        with_article[q.id, (q.label + 1) % 5] = 5.5  # ... which the article raises a little
+        with_article[q.id, q.label] = 3.0  # and the gold, from 0, a lot: PMI picks the gold
+    report = build_report(questions=questions, lm_with=with_article, lm_without=without, provenance={})
+    assert report["with_article_accuracy"] == 0.0
+    assert report["pmi_accuracy"] == 1.0
+    assert report["siblings"] == {
+        "leaks": 0,
+        "pairs": [],
+        "articles_with_several_questions": 0,
+        "refused": False,
+    }
+    leaking = [*questions[:2], Question(id=99, article=questions[0].article, question="The year was @placeholder .",
+                                        options=("odd", "ok", "bad", "fine", "good"), label=0)]  # fmt: skip
+    report = build_report(questions=leaking, lm_with=with_article[:3], lm_without=without[:3], provenance={})
+    assert report["siblings"]["refused"]
+    assert report["siblings"]["leaks"] == 1
+    assert "question 0's answer 'year' is in question 99" in report["siblings"]["pairs"][0]
