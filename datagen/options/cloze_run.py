@@ -29,7 +29,7 @@ def _pairs(input_path: Path, limit: int | None):
     return (pairs[:limit] if limit else pairs), [f"{input_path}:{b.line}: skipped: {b.message}" for b in bad]
 
 
-def _validated(records: Iterable, *, output: Path, parse) -> str:
+def validated_text(records: Iterable, *, output: Path, parse) -> str:
     lines = []
     for line, passage in enumerate(records, start=1):
         record = passage.to_json()
@@ -91,7 +91,7 @@ def run_cloth(
         pairs=pairs, nlp=load_nlp(), wordnet=wordnet(), scale=scale,
         score=cloth_builder.lm_blank_scorer(lm, settings=settings), settings=settings, progress=progress,
     )  # fmt: skip
-    text = _validated(passages, output=output, parse=cloth_from_json)
+    text = validated_text(passages, output=output, parse=cloth_from_json)
     report = {
         "format": "cloth", "builder": cloth_builder.VERSION, "settings": settings.to_json(),
         "input": str(input_path), "input_sha256": file_sha256(input_path), "pairs": len(pairs),
@@ -126,7 +126,7 @@ def run_scde(
         pairs=pairs, nlp=load_nlp(), score=scde_builder.lm_pair_scorer(lm, settings=settings),
         settings=settings, progress=progress,
     )  # fmt: skip
-    text = _validated(passages, output=output, parse=scde_from_json)
+    text = validated_text(passages, output=output, parse=scde_from_json)
     report = {
         "format": "scde", "builder": scde_builder.VERSION, "settings": settings.to_json(),
         "input": str(input_path), "input_sha256": file_sha256(input_path), "pairs": len(pairs),

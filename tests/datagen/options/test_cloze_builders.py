@@ -190,3 +190,18 @@ def test_the_commands_name_bad_xsum_lines_and_write_validated_files(pairs_file, 
     assert f"{broken}:2: skipped: not JSON" in result.output
     assert len(read_scde(out)) == json.loads(report_path(out).read_text())["written"] >= 1
     assert not BLANK.search(" ".join(lines))  # the sample has no lone underscore to confuse CLOTH
+
+
+def test_a_record_the_format_refuses_is_never_written_and_names_the_output_line(tmp_path):
+    from datagen.options.cloze_run import validated_text
+    from recam.formats.cloth import cloth_from_json
+
+    good = ClothPassage(id=0, article="He _ home .", options=(("went", "swam", "ran", "sat"),), answers=(0,))
+    bad = ClothPassage(
+        id=1, article="He went _ and _ .", options=(("home", "out", "in", "up"),), answers=(0,)
+    )
+    out = tmp_path / "cloth.jsonl"
+    assert validated_text([good], output=out, parse=cloth_from_json).count("\n") == 1
+    with pytest.raises(ValueError, match=rf"{out}:2: the article has 2 blank\(s\)"):
+        validated_text([good, bad], output=out, parse=cloth_from_json)
+    assert not out.exists()
