@@ -6,7 +6,7 @@ The commands are thin (parse, call one function, print); the work is in ``datage
 
 import click
 
-from datagen.cli import abstractness, bench, candidates, disto, options, overlap, quality
+from datagen.cli import abstractness, bench, candidates, cloze, disto, options, overlap, quality
 
 
 @click.group()
@@ -21,3 +21,5 @@ main.add_command(quality.quality)
 main.add_command(bench.distractors_bench)
 main.add_command(overlap.overlap)
 main.add_command(disto.disto)
+main.add_command(cloze.cloth)
+main.add_command(cloze.scde)

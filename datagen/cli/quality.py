@@ -1,5 +1,6 @@
 """``python -m datagen quality``: the per-question quality report of a ReCAM file (thin CLI)."""
 
+import json
 from pathlib import Path
 
 import click
@@ -30,10 +31,32 @@ from datagen.quality.run import quality_with_lm
     help="A DISTO model dir: score each option.",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--format",
+    "task_format",
+    type=click.Choice(["recam", "cloth", "scde"]),
+    default="recam",
+    show_default=True,
+    help="cloth: options-only accuracy per blank; scde: candidates-only accuracy (REPORT.json only).",
+)
 def quality(
-    input_path, output_path, model, device, article_tokens, batch_size, cache_dir, threads, disto_model, quiet
+    input_path,
+    output_path,
+    model,
+    device,
+    article_tokens,
+    batch_size,
+    cache_dir,
+    threads,
+    disto_model,
+    quiet,
+    task_format="recam",
 ):
     """Score every question with and without its article; write REPORT.json and REPORT.md."""
+    if task_format != "recam":
+        _multiblank(task_format, input_path, output_path, model=model, device=device, threads=threads,
+                    batch_size=batch_size)  # fmt: skip
+        return
     bar = tqdm(desc="scores", unit="q", disable=quiet)
 
     def progress(done: int, total: int) -> None:
@@ -52,3 +75,19 @@ def quality(
         bar.close()
     click.echo(summary_line(report))
     click.echo(f"report: {output_path} and {Path(output_path).with_suffix('.md')}")
+
+
+def _multiblank(task_format, input_path, output_path, *, model, device, threads, batch_size) -> None:
+    """The multi-blank formats' check (:mod:`datagen.quality.multiblank`), written as one JSON file."""
+    from baselines.lm_loading import load_causal_lm
+    from datagen.quality.multiblank import multiblank_report
+    from lexicon.files import write_atomic
+
+    try:
+        lm = load_causal_lm(model_path=model, device=device, threads=threads)
+        report = multiblank_report(fmt=task_format, path=input_path, lm=lm, batch_size=batch_size)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    report = {**report, "input": str(input_path), "lm": {"name": lm.name, "sha256": lm.sha256}}
+    write_atomic(path=output_path, text=json.dumps(report, indent=1) + "\n")
+    click.echo(json.dumps(report))
