@@ -41,6 +41,19 @@ def browser_page(monkeypatch):
         browser.close()
 
 
+def wait_for_statistics(page, *, tries: int = 60) -> None:
+    """Reload the board until the phase's statistics task has caught up with the scores (ranks, intervals).
+
+    Scoring commits the accuracy at once; the ranks and intervals follow a moment later (docs/statistics.md).
+    """
+    for _ in range(tries):
+        if page.locator("#ranks-updating").count() == 0 and page.locator("#statistics-version").count():
+            return
+        page.wait_for_timeout(500)
+        page.reload()
+    raise AssertionError("the board's statistics did not catch up with its scores")
+
+
 def test_sign_up_team_upload_and_read_the_leaderboard(
     worker, live_server, browser_page, recam_data_dir, tmp_path
 ):
@@ -78,6 +91,7 @@ def test_sign_up_team_upload_and_read_the_leaderboard(
     page.click("#nav-leaderboard")  # the first phase that exists: practice here
     page.wait_for_url(f"{live_server.url}/c/{competition.slug}/leaderboard/practice/")
     row = page.locator("table[data-subtask='1'] tr:has-text('Abstract Owls')")
+    wait_for_statistics(page)
     shown = row.locator("td.acc").inner_text()
     assert row.locator("td.entries").inner_text() == "1"  # one scored submission in the phase
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ from recam.submission import format_predictions, make_zip
 from submissions.services import submission_create
 from teams.services import team_get_or_create_baseline
 from tests.integration.conftest import wait_for_status
-from tests.integration.test_browser import ARTIFACTS, browser_page  # noqa: F401 (the fixture)
+from tests.integration.test_browser import ARTIFACTS, browser_page, wait_for_statistics  # noqa: F401 (the fixture)
 from tests.platform.factories import TeamFactory, UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -58,6 +58,7 @@ def test_board_and_analytics_of_a_practice_phase_with_baselines(
         assert wait_for_status(submission, {"scored", "failed"}).status == "scored"
     page = browser_page
     page.goto(f"{live_server.url}/c/{competition.slug}/leaderboard/practice/")
+    wait_for_statistics(page)
     table = page.locator("table[data-subtask='1']")
     baseline = table.locator("tr.baseline")
     assert baseline.locator("td.rank").inner_text() == "-"

@@ -1,9 +1,11 @@
 """A real Chromium on an SCDE competition: a participant uploads a prediction file through the page, a real
 worker scores it with BA / PA / DE, and the board shows them beside the chance row."""
 
+import re
 from pathlib import Path
 
 import pytest
+from django.core import mail
 
 from competitions.models import Competition, Phase
 from competitions.task_formats import format_test_set_load
@@ -32,6 +34,8 @@ def test_an_scde_upload_is_scored_and_the_board_shows_ba_pa_and_chance(
     page.fill("#id_password1", "a-long-test-password")
     page.fill("#id_password2", "a-long-test-password")
     page.click("#signup-button")
+    page.wait_for_selector("#signup-sent")  # the account is activated by the link sent to the address
+    page.goto(re.search(r"https?://\S+/accounts/activate/\S+", mail.outbox[-1].body).group(0))
     page.goto(f"{live_server.url}/c/{competition.slug}/")
     assert "line per blank" in page.locator("#format-submission").inner_text()
 
@@ -73,6 +77,8 @@ def test_a_bad_scde_file_is_refused_on_the_page_with_its_lines(worker, live_serv
     page.fill("#id_password1", "a-long-test-password")
     page.fill("#id_password2", "a-long-test-password")
     page.click("#signup-button")
+    page.wait_for_selector("#signup-sent")  # the account is activated by the link sent to the address
+    page.goto(re.search(r"https?://\S+/accounts/activate/\S+", mail.outbox[-1].body).group(0))
     page.goto(f"{live_server.url}/c/{competition.slug}/team/")
     page.fill("#id_name", "Careless Owls")
     page.check("#id_accept_rules")
