@@ -128,7 +128,7 @@ def _entries(
     raise SubmissionError([Problem(name, message)])
 
 
-def _lines(content: bytes, max_line_bytes: int) -> Iterator[tuple[int, bytes, bool]]:
+def iter_lines(content: bytes, max_line_bytes: int) -> Iterator[tuple[int, bytes, bool]]:
     """(line number, line without its ending, whether it was cut at ``max_line_bytes``), one at a time:
     the file is never split into a list, and a long line is never copied whole."""
     start, lineno, size = 0, 0, len(content)
@@ -163,7 +163,7 @@ def _parse_csv(
     first_line: dict[int, int] = {}
     expected_set = expected if isinstance(expected, set | frozenset) else set(expected)
     max_lines = limits.max_lines(len(expected_set))
-    for lineno, raw, cut in _lines(content, limits.max_line_bytes):
+    for lineno, raw, cut in iter_lines(content, limits.max_line_bytes):
         if lineno > max_lines:
             problems.append(_too_many_lines(name, lineno, len(expected_set), limits))
             return predictions, problems

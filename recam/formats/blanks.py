@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
+from recam.submission import iter_lines
 from recam.submission_types import Limits, Problem, SubmissionError, size_text
 
 BlankKey = tuple[int, int]  # (passage id, blank number from 1)
@@ -74,7 +75,17 @@ def _parse(
         return {}, [*problems, Problem(name, "the file is empty")]
     predictions: dict[BlankKey, int] = {}
     first_line: dict[BlankKey, int] = {}
-    for lineno, line in _lines(content, report):
+    max_lines = limits.max_lines(sum(slots.blanks for slots in expected.values()))
+    for lineno, line in _lines(content, report, limits, max_lines):
+        if line is None:
+            problems.append(
+                Problem(
+                    name,
+                    f"more than {max_lines:,} lines: the test set has one line per blank; reading stopped here",
+                    lineno,
+                )
+            )
+            return predictions, problems
         key, label, problem = _parse_line(line, lineno, expected)
         if key is not None:
             if key in first_line:
@@ -97,9 +108,16 @@ def _parse(
     return predictions, problems
 
 
-def _lines(content: bytes, report) -> Iterator[tuple[int, str]]:
-    for lineno, raw in enumerate(content.split(b"\n"), start=1):
-        raw = raw.rstrip(b"\r")
+def _lines(content: bytes, report, limits: Limits, max_lines: int) -> Iterator[tuple[int, str | None]]:
+    """Non-blank lines, one at a time and each cut at the line limit (``recam.submission.iter_lines``);
+    ``(lineno, None)`` once the file has more than ``max_lines`` lines (blank lines count)."""
+    for lineno, raw, cut in iter_lines(content, limits.max_line_bytes):
+        if lineno > max_lines:
+            yield lineno, None
+            return
+        if cut:
+            report(f"the line is longer than {limits.max_line_bytes} bytes", lineno)
+            continue
         if not raw.strip():
             continue
         try:

@@ -103,3 +103,14 @@ def test_correctness_vector_orders_passages_by_id_then_blank():
     gold = {5: (6,), 0: (3, 1)}
     vector = blank_correctness(predictions={(0, 1): 3, (0, 2): 0, (5, 1): 6}, gold=gold)
     assert vector.tolist() == [1, 0, 1]
+
+
+def test_a_file_of_millions_of_lines_is_read_only_up_to_the_blanks_plus_a_margin():
+    """A small test set bounds the work: reading stops after the blanks plus the margin (blank lines count)."""
+    limits = Limits()
+    data = b"7,1,3\n" + b"\n" * 2_000_000 + b"7,2,0\n"
+    with pytest.raises(SubmissionError) as error:
+        parse_blank_predictions(data=data, filename="p.csv", expected={7: Slots(2, 4)}, limits=limits)
+    problems = error.value.problems
+    assert problems[-1].line == limits.max_lines(2) + 1
+    assert "reading stopped here" in problems[-1].message
