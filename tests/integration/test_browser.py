@@ -41,6 +41,18 @@ def browser_page(monkeypatch):
         browser.close()
 
 
+def sign_up(page, base_url: str, username: str) -> None:
+    """Sign up through the form and open the activation link e-mailed to the address (the site's flow)."""
+    page.goto(f"{base_url}/accounts/signup/")
+    page.fill("#id_username", username)
+    page.fill("#id_email", f"{username}@example.org")
+    page.fill("#id_password1", "a-long-test-password")
+    page.fill("#id_password2", "a-long-test-password")
+    page.click("#signup-button")
+    page.wait_for_selector("#signup-sent")  # the account is activated by the link sent to the address
+    page.goto(re.search(r"https?://\S+/accounts/activate/\S+", mail.outbox[-1].body).group(0))
+
+
 def wait_for_statistics(page, *, tries: int = 60) -> None:
     """Reload the board until the phase's statistics task has caught up with the scores (ranks, intervals).
 
@@ -64,14 +76,7 @@ def test_sign_up_team_upload_and_read_the_leaderboard(
     upload.write_bytes(make_zip(files))
     page = browser_page
 
-    page.goto(f"{live_server.url}/accounts/signup/")
-    page.fill("#id_username", "ada")
-    page.fill("#id_email", "ada@example.org")
-    page.fill("#id_password1", "a-long-test-password")
-    page.fill("#id_password2", "a-long-test-password")
-    page.click("#signup-button")
-    page.wait_for_selector("#signup-sent")  # the account is activated by the link sent to the address
-    page.goto(re.search(r"https?://\S+/accounts/activate/\S+", mail.outbox[-1].body).group(0))
+    sign_up(page, live_server.url, "ada")
 
     page.goto(f"{live_server.url}/c/{competition.slug}/team/")
     page.fill("#id_name", "Abstract Owls")

@@ -15,7 +15,7 @@ from submissions.models import Submission
 from submissions.services import submission_create
 from teams.services import team_create
 from tests.integration.conftest import wait_for_status
-from tests.integration.test_browser import ARTIFACTS
+from tests.integration.test_browser import ARTIFACTS, sign_up
 from tests.platform.factories import UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -123,14 +123,7 @@ def test_newcomer_signs_up_resets_the_password_and_downloads_the_data(
     competition = competition_load_recam(data_dir=recam_data_dir).competition
     page = chromium.new_page(viewport={"width": 1100, "height": 900})
     page.set_default_timeout(30_000)
-    page.goto(f"{live_server.url}/accounts/signup/")
-    page.fill("#id_username", "grace")
-    page.fill("#id_email", "grace@example.org")
-    page.fill("#id_password1", "a-long-test-password")
-    page.fill("#id_password2", "a-long-test-password")
-    page.click("#signup-button")
-    page.wait_for_selector("#signup-sent")  # the account is activated by the link sent to the address
-    page.goto(re.search(r"https?://\S+/accounts/activate/\S+", mail.outbox[-1].body).group(0))
+    sign_up(page, live_server.url, "grace")
     page.click("form[action='/accounts/logout/'] button")
     page.goto(f"{live_server.url}/accounts/login/")
     page.click("#forgot")

@@ -1,16 +1,14 @@
 """A real Chromium on an SCDE competition: a participant uploads a prediction file through the page, a real
 worker scores it with BA / PA / DE, and the board shows them beside the chance row."""
 
-import re
 from pathlib import Path
 
 import pytest
-from django.core import mail
 
 from competitions.models import Competition, Phase
 from competitions.task_formats import format_test_set_load
 from submissions.models import Submission
-from tests.integration.test_browser import ARTIFACTS
+from tests.integration.test_browser import ARTIFACTS, sign_up
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -28,14 +26,7 @@ def test_an_scde_upload_is_scored_and_the_board_shows_ba_pa_and_chance(
     page = chromium.new_page(viewport={"width": 1100, "height": 900})
     page.set_default_timeout(30_000)
 
-    page.goto(f"{live_server.url}/accounts/signup/")
-    page.fill("#id_username", "grace")
-    page.fill("#id_email", "grace@example.org")
-    page.fill("#id_password1", "a-long-test-password")
-    page.fill("#id_password2", "a-long-test-password")
-    page.click("#signup-button")
-    page.wait_for_selector("#signup-sent")  # the account is activated by the link sent to the address
-    page.goto(re.search(r"https?://\S+/accounts/activate/\S+", mail.outbox[-1].body).group(0))
+    sign_up(page, live_server.url, "grace")
     page.goto(f"{live_server.url}/c/{competition.slug}/")
     assert "line per blank" in page.locator("#format-submission").inner_text()
 
@@ -71,14 +62,7 @@ def test_a_bad_scde_file_is_refused_on_the_page_with_its_lines(worker, live_serv
     bad.write_text("0,1,1\n0,2,G\n")
     page = chromium.new_page(viewport={"width": 1100, "height": 900})
     page.set_default_timeout(30_000)
-    page.goto(f"{live_server.url}/accounts/signup/")
-    page.fill("#id_username", "alan")
-    page.fill("#id_email", "alan@example.org")
-    page.fill("#id_password1", "a-long-test-password")
-    page.fill("#id_password2", "a-long-test-password")
-    page.click("#signup-button")
-    page.wait_for_selector("#signup-sent")  # the account is activated by the link sent to the address
-    page.goto(re.search(r"https?://\S+/accounts/activate/\S+", mail.outbox[-1].body).group(0))
+    sign_up(page, live_server.url, "alan")
     page.goto(f"{live_server.url}/c/{competition.slug}/team/")
     page.fill("#id_name", "Careless Owls")
     page.check("#id_accept_rules")
