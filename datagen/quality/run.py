@@ -82,6 +82,7 @@ def quality_with_lm(
     disto_model: str | Path | None = None,
 ) -> dict:
     """The report scored by the causal LM (or a saved LM reader directory): the CLI's and the task's path."""
+    _require_questions(input_path)  # before the model loads: an empty or bad file fails at once
     score_fn, identity = lm_scorer(
         model_path=model_path,
         device=device,
@@ -94,6 +95,14 @@ def quality_with_lm(
         cache_dir=cache_dir, batch_size=4 * batch_size, progress=progress,
         disto=disto_scorer(model_dir=disto_model, device=device) if disto_model else None,
     )  # fmt: skip
+
+
+def _require_questions(input_path: str | Path) -> list[Question]:
+    """The labelled questions of ``input_path``; a file with none is an error that says so."""
+    questions = read_questions(input_path, require_labels=True)
+    if not questions:
+        raise ValueError(f"{input_path}: no questions to report on (the file has no records)")
+    return questions
 
 
 def disto_scorer(*, model_dir: str | Path, device: str | None = None) -> Callable[[Sequence[Question]], dict]:
@@ -131,7 +140,7 @@ def run_quality(
     the article). Bad input raises ValueError naming the file and line.
     """
     input_path, output_path = Path(input_path), Path(output_path)
-    questions = read_questions(input_path, require_labels=True)
+    questions = _require_questions(input_path)
     if score_fn is None:
         score_fn, identity = lm_scorer()
     identity = identity or {"model": "custom"}

@@ -155,6 +155,17 @@ def test_bad_line_is_named(tmp_path):
         )
 
 
+def test_an_empty_file_is_named_before_any_model_loads(tmp_path, monkeypatch):
+    from datagen.quality import run
+
+    source = tmp_path / "empty.jsonl"
+    source.write_text("\n", encoding="utf-8")
+    monkeypatch.setattr(run, "lm_scorer", lambda **kw: pytest.fail("the model loaded for an empty file"))
+    with pytest.raises(ValueError, match=r"empty\.jsonl: no questions"):
+        run.quality_with_lm(input_path=source, output_path=tmp_path / "r.json")
+    assert not (tmp_path / "r.json").exists()
+
+
 def test_a_saved_lm_reader_directory_scores_the_report_with_its_own_window(tmp_path, tiny_lm, recam_data_dir):
     """``--model`` may name an LM reader directory (fine-tuned or zero-shot): its window, its hash in the key."""
     from baselines.lm_reader import LMSettings, write_zero_shot
