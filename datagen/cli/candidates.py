@@ -120,6 +120,12 @@ from datagen.targets.shards import run_candidates
     "words (held-out) or on its own fit of them (in-sample, pipeline version 3).",
 )
 @click.option("--no-pos-rescue", is_flag=True, help="Take spaCy's ADJ/PROPN tags as they are.")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Torch CPU threads for the encoder (local backend; default: auto, fewer under load; docs/operations.md).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def candidates(
     input_path,
@@ -139,6 +145,7 @@ def candidates(
     imperceptibility_scale,
     no_pos_rescue,
     quiet,
+    threads=None,
     calibration=DEFAULT_CALIBRATION,  # a default: callers of ``candidates.callback`` may leave it out
 ) -> None:
     """Select target words (§3.2-3.4) and write one question per surviving target."""
@@ -158,6 +165,10 @@ def candidates(
         pos_rescue=not no_pos_rescue,
     )
     runner = local_runner
+    if backend == "local" and not no_encoder:
+        from lexicon.threads import set_torch_threads
+
+        set_torch_threads(threads)
     if backend == "celery":
         from datagen.cli.celery_client import celery_runner  # celery (not torch) loaded only when asked
 

@@ -155,6 +155,25 @@ def test_cli_reports_bad_lines_and_the_funnel(xsum_path, tmp_path):
     assert (manifest["settings"]["wsd"], manifest["settings"]["wsd_context"]) == ("signature", "window")
 
 
+def test_cli_applies_the_thread_rule_before_the_encoder_runs(tmp_path, monkeypatch):
+    import lexicon.threads
+    from datagen.cli import candidates as cli
+
+    asked = []
+    monkeypatch.setattr(
+        lexicon.threads, "set_torch_threads", lambda requested=None: asked.append(requested) or 1
+    )
+    monkeypatch.setattr(
+        cli, "run_candidates", lambda **kw: asked.append("ran") or {"bad_lines": [], "funnel": {"kept": 0}}
+    )
+    (tmp_path / "in.jsonl").write_text("", encoding="utf-8")
+    args = ["--input", str(tmp_path / "in.jsonl"), "--subtask", "2", "--output", str(tmp_path / "o.jsonl")]
+    assert CliRunner().invoke(candidates, [*args, "--threads", "1", "--quiet"]).exit_code == 0
+    assert CliRunner().invoke(candidates, [*args, "--quiet"]).exit_code == 0
+    assert CliRunner().invoke(candidates, [*args, "--no-encoder", "--quiet"]).exit_code == 0
+    assert asked == [1, "ran", None, "ran", "ran"]  # no encoder: torch is left alone
+
+
 def test_subtask_1_keeps_abstract_content_words(xsum_path, tmp_path):
     from datagen.targets.abstractness import ImperceptibilityScorer
 
