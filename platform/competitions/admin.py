@@ -1,8 +1,9 @@
 from django.contrib import admin
+from django.shortcuts import redirect
+from django.urls import reverse
 
-from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
-from leaderboards.services import official_result_freeze, phase_publish, phase_settings_changed
+from leaderboards.services import phase_publish, phase_settings_changed
 
 
 class PhaseInline(admin.TabularInline):
@@ -56,15 +57,15 @@ class PhaseAdmin(admin.ModelAdmin):
             phase_publish(phase=phase, publish=False)
         self.message_user(request, f"hid the results of {queryset.count()} phase(s)")
 
-    @admin.action(description="Freeze the official results now")
-    def freeze_results(self, request, queryset) -> None:
-        for phase in queryset:
-            try:
-                result = official_result_freeze(phase=phase, frozen_by=request.user.get_username())
-            except ApplicationError as exc:
-                self.message_user(request, f"{phase}: {exc.message}", level="error")
-            else:
-                self.message_user(request, f"{phase}: froze official result {result.pk}")
+    @admin.action(description="Freeze the official results (opens the console's confirmation page)")
+    def freeze_results(self, request, queryset):
+        """A freeze is final: it goes through the console's page, which lists what is not final yet
+        (queued scorings, open windows, pending statistics) and asks for confirmation."""
+        if queryset.count() != 1:
+            self.message_user(request, "Freeze one phase at a time: select exactly one.", level="error")
+            return None
+        phase = queryset.select_related("competition").get()
+        return redirect(reverse("console_freeze", args=[phase.competition.slug, phase.kind]))
 
 
 @admin.register(TestSet)

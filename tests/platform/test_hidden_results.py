@@ -76,3 +76,21 @@ def test_admin_action_publishes_and_organizers_always_see_scores(hidden, client)
     )
     assert response.status_code == 302
     assert Phase.objects.get(pk=phase.pk).results_hidden is False
+
+
+def test_admin_freeze_action_freezes_nothing_and_opens_the_confirmation_page(hidden, client):
+    from leaderboards.models import OfficialResult
+
+    phase, _submission = hidden
+    organizer = UserFactory(is_staff=True, is_superuser=True)
+    client.force_login(organizer)
+    response = client.post(
+        reverse("admin:competitions_phase_changelist"),
+        {"action": "freeze_results", "_selected_action": [phase.pk]},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("console_freeze", args=[phase.competition.slug, phase.kind])
+    assert not OfficialResult.objects.filter(phase=phase).exists()
+    page = client.get(response["Location"])
+    assert page.status_code == 200
+    assert b'name="confirm"' in page.content
