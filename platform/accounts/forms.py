@@ -1,8 +1,6 @@
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm, UserCreationForm
-
-from accounts.services import account_tokens_revoke
+from django.contrib.auth.forms import UserCreationForm
 
 
 class SignupForm(UserCreationForm):
@@ -20,21 +18,3 @@ class SignupForm(UserCreationForm):
         # Whether an account has this address is never said here (that would tell anyone which addresses
         # have accounts): accounts.services.account_signup writes to the address either way.
         return self.cleaned_data["email"].strip()
-
-
-class TokenRevokingSetPasswordForm(SetPasswordForm):
-    """A password reset: the new password also revokes the user's API tokens."""
-
-    def save(self, commit: bool = True):
-        user = super().save(commit=commit)
-        account_tokens_revoke(user=user)
-        return user
-
-
-class TokenRevokingPasswordChangeForm(PasswordChangeForm):
-    """A password change: the new password also revokes the user's API tokens."""
-
-    def save(self, commit: bool = True):
-        user = super().save(commit=commit)
-        account_tokens_revoke(user=user)
-        return user

@@ -2,7 +2,6 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts import views
-from accounts.forms import TokenRevokingPasswordChangeForm, TokenRevokingSetPasswordForm
 from accounts.ratelimit import key_ip, key_ip_username, ratelimit
 
 urlpatterns = [
@@ -22,14 +21,14 @@ urlpatterns = [
     path("password-reset/sent/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
     path(
         "reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(form_class=TokenRevokingSetPasswordForm),
+        auth_views.PasswordResetConfirmView.as_view(),
         name="password_reset_confirm",
     ),
     path("reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     # A new password (reset or change) revokes the user's API tokens.
     path(
         "password-change/",
-        auth_views.PasswordChangeView.as_view(form_class=TokenRevokingPasswordChangeForm),
+        auth_views.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path("password-change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),

@@ -118,6 +118,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    # not a check: revokes the API tokens whenever a password changes, by any path (accounts.password_hooks)
+    {"NAME": "accounts.password_hooks.RevokeApiTokensOnPasswordChange"},
 ]
 # E-mail (sign-up address, password resets): printed to the console unless SMTP is configured, e.g.
 # EMAIL_URL=smtp+tls://user:password@smtp.example.org:587 and DEFAULT_FROM_EMAIL=recam@example.org.

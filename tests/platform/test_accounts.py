@@ -98,6 +98,33 @@ def test_a_password_change_revokes_the_api_tokens(db, client):
     assert not _token_works(key)
 
 
+def test_the_admin_password_form_revokes_the_api_tokens(db, client):
+    user = UserFactory(username="ada")
+    key = token_get_or_create(user=user).key
+    client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
+    new = {"password1": "another-long-password-9", "password2": "another-long-password-9"}
+    response = client.post(reverse("admin:auth_user_password_change", args=[user.pk]), new)
+    assert response.status_code == 302
+    assert not _token_works(key)
+
+
+def test_changepassword_and_set_password_anywhere_revoke_the_api_tokens(db, monkeypatch):
+    from django.core.management import call_command
+
+    user = UserFactory(username="ada")
+    key = token_get_or_create(user=user).key
+    monkeypatch.setattr("getpass.getpass", lambda prompt="": "another-long-password-9")
+    call_command("changepassword", "ada")
+    assert not _token_works(key)
+    key = token_get_or_create(user=user).key
+    user.first_name = "Ada"
+    user.save()  # a save without a new password keeps the token
+    assert _token_works(key)
+    user.set_password("a-third-long-password-7")
+    user.save()
+    assert not _token_works(key)
+
+
 @pytest.mark.parametrize("debug", [True, False])
 def test_a_post_without_the_trailing_slash_is_redirected_with_its_method_not_a_500(
     db, client, settings, debug
