@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from accounts.names import name_key
+
 
 def _invite_code() -> str:
     return secrets.token_urlsafe(12)
@@ -16,6 +18,9 @@ class Team(models.Model):
         "competitions.Competition", on_delete=models.CASCADE, related_name="teams"
     )
     name = models.CharField(max_length=60)
+    # accounts.names.name_key(name), kept by save(): the database refuses two look-alike names in one
+    # competition even when two sign-ups race past the service's check.
+    name_key = models.CharField(max_length=240, editable=False, default="")
     # Baselines (e.g. "GA Reader") are entered by organizers: shown on the board, never ranked.
     is_baseline = models.BooleanField(default=False)
     invite_code = models.CharField(max_length=32, unique=True, default=_invite_code)
@@ -24,10 +29,19 @@ class Team(models.Model):
 
     class Meta:
         ordering = ("competition", "name")
-        constraints = (models.UniqueConstraint(fields=["competition", "name"], name="unique_team_name"),)
+        constraints = (
+            models.UniqueConstraint(fields=["competition", "name"], name="unique_team_name"),
+            models.UniqueConstraint(fields=["competition", "name_key"], name="unique_team_name_key"),
+        )
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        self.name_key = name_key(self.name)
+        if kwargs.get("update_fields") is not None and "name" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "name_key"}
+        super().save(*args, **kwargs)
 
 
 class Membership(models.Model):

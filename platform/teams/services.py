@@ -52,12 +52,13 @@ def team_create(
 def team_name_taken(*, competition: Competition, name: str) -> str | None:
     """The existing team name that reads as ``name`` (accounts.names.name_key), if any.
 
-    A look-alike check beside the database's exact-name constraint: two concurrent sign-ups of
-    look-alike names can both pass it, which an organizer sees and resolves on the teams page.
+    The database's constraint on the stored key (``unique_team_name_key``) also refuses the loser of
+    two concurrent sign-ups of look-alike names.
     """
-    key = name_key(name)
-    names = Team.objects.filter(competition=competition).values_list("name", flat=True)
-    return next((existing for existing in names.iterator() if name_key(existing) == key), None)
+    names = Team.objects.filter(competition=competition, name_key=name_key(name)).values_list(
+        "name", flat=True
+    )
+    return names.first()
 
 
 def team_join(*, team: Team, user: AbstractBaseUser, accept_rules: bool = False) -> Membership:

@@ -73,6 +73,21 @@ def test_look_alike_team_names_are_taken(comp, name):
         team_create(competition=comp, user=UserFactory(), name=name)
 
 
+def test_the_database_refuses_a_look_alike_that_races_past_the_check(comp, monkeypatch):
+    from django.db import IntegrityError, transaction
+
+    from teams import services
+    from teams.models import Team
+
+    team_create(competition=comp, user=UserFactory(), name="TeamA")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Team.objects.create(competition=comp, name="\uff34\uff45\uff41\uff4d\uff21")
+    monkeypatch.setattr(services, "team_name_taken", lambda **kw: None)  # the other request checked first
+    with pytest.raises(ApplicationError, match="taken"):
+        team_create(competition=comp, user=UserFactory(), name="Team\u200bA")
+    assert list(Team.objects.filter(competition=comp).values_list("name", "name_key")) == [("TeamA", "teama")]
+
+
 @pytest.mark.parametrize("name", ["\x1b]0;pwned\x07", "Owls\x00", "Owls\u202eslwO", "Owls\x9b31m"])
 def test_control_characters_in_team_names_are_refused(comp, name):
     """Red-team defect: terminal escapes in team names reached `recam leaderboard` raw."""
@@ -83,3 +98,19 @@ def test_control_characters_in_team_names_are_refused(comp, name):
 def test_a_name_of_invisible_characters_only_is_no_name(comp):
     with pytest.raises(ApplicationError, match="give the team a name"):
         team_create(competition=comp, user=UserFactory(), name="\u200b\u200d")
+
+
+def test_the_migration_keeps_existing_look_alikes_and_makes_their_keys_unique(comp):
+    import importlib
+
+    from django.apps import apps
+
+    from teams.models import Team
+
+    first = team_create(competition=comp, user=UserFactory(), name="TeamA")
+    later = team_create(competition=comp, user=UserFactory(), name="Owls")
+    Team.objects.filter(pk=later.pk).update(name="TEAMA", name_key="old-2")  # keys not yet filled in
+    Team.objects.filter(pk=first.pk).update(name_key="old-1")
+    importlib.import_module("teams.migrations.0004_team_name_key").fill_keys(apps, None)
+    keys = dict(Team.objects.filter(competition=comp).values_list("pk", "name_key"))
+    assert keys == {first.pk: "teama", later.pk: f"teama#{later.pk}"}
