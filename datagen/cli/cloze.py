@@ -28,6 +28,15 @@ def _common(command):
     return command
 
 
+def _run(runner, *, quiet: bool, **kwargs) -> None:
+    """One format's run with a progress bar; bad input ends the command with its message."""
+    try:
+        report = runner(**kwargs, progress=_bar(quiet, "article"))
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    _report(report)
+
+
 def _report(report: dict) -> None:
     for line in report["bad_lines"]:
         click.echo(line, err=True)
@@ -82,14 +91,8 @@ def cloth(input_path, output, limit, seed, lm_model, device, threads, quiet, bla
         blanks=blanks, min_blanks=min_blanks, min_gap=min_gap, max_words=max_words,
         max_imperceptibility=max_imperceptibility, tries=tries, seed=seed,
     )  # fmt: skip
-    try:
-        report = run_cloth(
-            input_path=input_path, output=output, settings=settings, lm_model=lm_model, device=device,
-            threads=threads, limit=limit, progress=_bar(quiet, "article"),
-        )  # fmt: skip
-    except (ValueError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from None
-    _report(report)
+    _run(run_cloth, input_path=input_path, output=output, settings=settings, lm_model=lm_model, device=device,
+         threads=threads, limit=limit, quiet=quiet)  # fmt: skip
 
 
 @click.command("scde")
@@ -128,11 +131,5 @@ def scde(input_path, output, limit, seed, lm_model, device, threads, quiet, blan
         max_sentences=max_sentences,
         seed=seed,
     )
-    try:
-        report = run_scde(
-            input_path=input_path, output=output, settings=settings, lm_model=lm_model, device=device,
-            threads=threads, limit=limit, progress=_bar(quiet, "article"),
-        )  # fmt: skip
-    except (ValueError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from None
-    _report(report)
+    _run(run_scde, input_path=input_path, output=output, settings=settings, lm_model=lm_model, device=device,
+         threads=threads, limit=limit, quiet=quiet)  # fmt: skip
