@@ -3,6 +3,7 @@ from-scratch ``recam.stats`` computation over the formats' own vectors; the metr
 organizers' download and the frozen snapshot."""
 
 import csv
+import importlib
 import io
 import json
 import zipfile
@@ -186,3 +187,17 @@ def test_the_freeze_keeps_the_metrics_intervals_and_ranks_of_its_moment(board, c
     shown = frozen["strong"].metrics
     assert cells[0] == f"{100 * shown[fmt.metrics[0].key]:.2f}"
     assert "Official results, frozen" in page
+
+
+def test_the_migration_gives_rows_written_before_it_their_scores_metrics(board):
+    from django.apps import apps
+
+    migration = importlib.import_module("leaderboards.migrations.0006_board_metrics")
+    phase, _fmt, _passages, _files = board
+    result = official_result_freeze(phase=phase)
+    LeaderboardEntry.objects.update(metrics={})
+    OfficialResultRow.objects.update(metrics={})
+    migration.copy_metrics(apps, None)
+    scores = {s.submission.team.name: s.metrics for s in Score.objects.select_related("submission__team")}
+    assert {e.team_name: e.metrics for e in LeaderboardEntry.objects.filter(phase=phase)} == scores
+    assert {r.team_name: r.metrics for r in result.rows.all()} == scores
