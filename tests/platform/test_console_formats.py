@@ -161,6 +161,8 @@ def test_a_bad_line_is_named_with_file_and_line_and_nothing_stored_changes(staff
         (b"", "cloth.jsonl", "jsonl", "file: The submitted file is empty."),
         (b"{}", "cloth.jsonl", "other", "layout: Select a valid choice."),
         (b"[1, 2", "high0.json", "official", "high0.json:1: not valid JSON"),
+        (b"[" * 100_000, "high0.json", "official", "high0.json: JSON nested too deeply to read"),
+        (b'{"a": ' + b"[" * 100_000 + b"\n", "cloth.jsonl", "jsonl", "cloth.jsonl:1: JSON nested too deeply"),
         (
             b"PK\x03\x04",
             "cloth.zip",
