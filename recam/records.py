@@ -36,8 +36,17 @@ def bounded_int(literal: str) -> int:
 
 
 def loads_bounded(text: str | bytes) -> object:
-    """``json.loads`` with integers bounded (:func:`bounded_int`); any problem is a ValueError."""
-    return json.loads(text, parse_int=bounded_int)
+    """``json.loads`` with integers bounded (:func:`bounded_int`); any problem is a ValueError.
+
+    >>> loads_bounded("[" * 100_000)
+    Traceback (most recent call last):
+    ...
+    ValueError: JSON nested too deeply to read
+    """
+    try:
+        return json.loads(text, parse_int=bounded_int)
+    except RecursionError:  # json's C decoder recurses per nesting level
+        raise ValueError("JSON nested too deeply to read") from None
 
 
 @dataclass(frozen=True)

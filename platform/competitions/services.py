@@ -1,4 +1,5 @@
-"""Writes: create the ReCAM competition from the official files, store test sets and gold answers."""
+"""Writes: create the ReCAM competition from the official files, store test sets and gold answers; create
+and edit a competition of any task format (the console)."""
 
 import csv
 import hashlib
@@ -10,6 +11,7 @@ from django.conf import settings
 
 from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
+from recam.formats import DEFAULT_FORMAT, get_format
 from recam.records import Question, read_questions
 from recam.submission import format_predictions
 
@@ -173,3 +175,51 @@ def _read_gold(path: Path) -> dict[int, int]:
             raise ApplicationError(f"{path}, line {lineno}: duplicate id {qid}")
         labels[qid] = label
     return labels
+
+
+# Console paths under /console/ that a competition's slug must not shadow (console/urls.py).
+RESERVED_SLUGS = frozenset({"datasets", "new-competition"})
+
+
+def competition_create(
+    *, slug: str, title: str, description: str = "", task_format: str = DEFAULT_FORMAT
+) -> Competition:
+    """A new competition of ``task_format`` (ReCAM by default) with no phase yet (the console adds them)."""
+    _check_format(task_format)
+    if slug in RESERVED_SLUGS:
+        raise ApplicationError(f"the address {slug!r} is taken by the console: choose another")
+    if Competition.objects.filter(slug=slug).exists():
+        raise ApplicationError(f"a competition with the address {slug!r} exists already")
+    return Competition.objects.create(
+        slug=slug, title=title, description=description, task_format=task_format
+    )
+
+
+def competition_update(
+    *, competition: Competition, title: str, description: str, task_format: str
+) -> Competition:
+    """Edit a competition; its task format only while nothing depends on it (no test set, no upload)."""
+    _check_format(task_format)
+    if task_format != competition.task_format and competition_format_locked(competition=competition):
+        raise ApplicationError(
+            f"the task format stays {competition.task_format}: the competition has test sets or uploads already"
+        )
+    competition.title, competition.description, competition.task_format = title, description, task_format
+    competition.save(update_fields=["title", "description", "task_format"])
+    return competition
+
+
+def competition_format_locked(*, competition: Competition) -> bool:
+    """Whether test sets or uploads of the competition already follow its task format."""
+    phases = Phase.objects.filter(competition=competition)
+    return (
+        TestSet.objects.filter(phase__in=phases).exists()
+        or phases.filter(submissions__isnull=False).exists()  # the related name: no import upwards
+    )
+
+
+def _check_format(task_format: str) -> None:
+    try:
+        get_format(task_format)
+    except ValueError as exc:
+        raise ApplicationError(str(exc)) from None

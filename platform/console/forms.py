@@ -7,10 +7,33 @@ DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%
 
 
 class CompetitionForm(forms.ModelForm):
+    """Edit a competition; the task format is shown but fixed once test sets or uploads follow it."""
+
+    template_name_p = "console/_form_p.html"
+
     class Meta:
         model = Competition
-        fields = ("title", "description")
+        fields = ("title", "description", "task_format")
         widgets = {"description": forms.Textarea(attrs={"rows": 3})}  # noqa: RUF012
+        labels = {"task_format": "Task format"}  # noqa: RUF012
+
+    def __init__(self, *args, format_locked: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if format_locked:
+            self.fields["task_format"].disabled = True
+            self.fields["task_format"].help_text = "fixed: the competition has test sets or uploads"
+
+
+class CompetitionCreateForm(forms.ModelForm):
+    """A new competition: its address, title and task format (ReCAM, CLOTH or SCDE)."""
+
+    template_name_p = "console/_form_p.html"
+
+    class Meta:
+        model = Competition
+        fields = ("slug", "title", "description", "task_format")
+        widgets = {"description": forms.Textarea(attrs={"rows": 3})}  # noqa: RUF012
+        labels = {"slug": "Address (/c/<address>/)", "task_format": "Task format"}  # noqa: RUF012
 
 
 class PhaseForm(forms.ModelForm):
@@ -49,6 +72,20 @@ class PhaseForm(forms.ModelForm):
         if starts and ends and ends <= starts:
             self.add_error("ends_at", "The phase must close after it opens.")
         return cleaned
+
+
+class FormatTestSetForm(forms.Form):
+    """A CLOTH or SCDE phase's test set: this platform's jsonl, or the format's published layout."""
+
+    LAYOUTS = (
+        ("jsonl", "This platform's jsonl (as python -m datagen cloth / scde writes it)"),
+        (
+            "official",
+            "The published layout: an SCDE split (.json), a CLOTH passage (.json) or a .zip of CLOTH's folder",
+        ),
+    )
+    layout = forms.ChoiceField(choices=LAYOUTS, initial="jsonl", widget=forms.RadioSelect)
+    file = forms.FileField()
 
 
 class FileForSubtaskForm(forms.Form):

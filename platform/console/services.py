@@ -4,8 +4,11 @@ leaderboards services (the same ones the recam_* management commands call); noth
 import dataclasses
 import datetime as dt
 import hashlib
+import io
+import os
 import tempfile
-from pathlib import Path
+import zipfile
+from pathlib import Path, PurePosixPath
 
 from django.db import transaction
 from django.utils import timezone
@@ -13,13 +16,18 @@ from django.utils import timezone
 from competitions.errors import ApplicationError
 from competitions.models import Competition, GoldAnswers, Phase, TestSet
 from competitions.services import EVALUATION_PER_DAY, EVALUATION_TOTAL, gold_store, phase_test_set_store
+from competitions.task_formats import phase_format
 from leaderboards.models import OfficialResult
 from leaderboards.services import leaderboard_refresh_phase, official_result_freeze
 from onboarding.selectors import public_questions_path
+from recam.formats import DEFAULT_FORMAT
 from recam.records import Question, iter_questions, write_questions
 from submissions.models import Submission
 from submissions.services import gold_load_and_rescore, submission_mark_failed, submission_requeue
+from submissions.task_formats import format_test_set_load_and_rescore
 
+MAX_ZIP_MEMBERS = 20_000  # CLOTH's published test folder holds about 1,000 passage files
+MAX_UNZIPPED_BYTES = 200 * 1024 * 1024
 # A SemEval evaluation window: dated, a few uploads per day, hidden scores, the team's choice counts.
 EVALUATION_DAYS = 21
 PRACTICE_PER_DAY = 20
@@ -71,6 +79,7 @@ def test_set_load_upload(*, phase: Phase, subtask: int, data: bytes, filename: s
     nothing is changed). The labels, when every question has one, become the gold answers (under
     GOLD_ROOT); the questions without labels are written for the phase's Data page.
     """
+    _recam_only(phase)
     try:
         questions = list(iter_questions(data.decode("utf-8-sig").splitlines(), source=filename))
     except UnicodeDecodeError:
@@ -119,6 +128,72 @@ def _line_number_ids(*, questions: list[Question], filename: str, labelled: bool
     return [dataclasses.replace(q, id=i) for i, q in enumerate(questions)]
 
 
+def _recam_only(phase: Phase) -> None:
+    if phase.competition.task_format != DEFAULT_FORMAT:
+        name = phase.competition.get_task_format_display()
+        raise ApplicationError(f"a {name} competition loads its test set with the format test-set form")
+
+
+def format_test_set_upload(*, phase: Phase, data: bytes, filename: str, official: bool) -> str:
+    """Load a CLOTH or SCDE phase's test set uploaded in the console and re-score the phase, through the
+    same service as ``recam_format_test_set``; returns its one-line report.
+
+    ``official``: the format's published layout (an SCDE split, a CLOTH passage file, or a .zip of
+    CLOTH's folder), else this platform's jsonl. Every record is checked before anything is stored: a
+    bad one is reported with the uploaded file's name (and the member's, in a zip) and its line or
+    field, and the phase keeps its test set, gold and participants' file as they were.
+    """
+    name = _safe_name(filename)
+    is_zip = data[:4] == b"PK\x03\x04"
+    if is_zip and not (official and phase_format(phase=phase).name == "cloth"):
+        raise ApplicationError(
+            f"{name}: a .zip is read only as CLOTH's published folder layout (choose that layout); "
+            "upload a jsonl file or an SCDE split as it is"
+        )
+    if not is_zip:
+        try:
+            data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ApplicationError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    with tempfile.TemporaryDirectory() as folder:
+        path = _unzip(data, Path(folder) / Path(name).stem, name) if is_zip else Path(folder) / name
+        if not is_zip:
+            path.write_bytes(data)
+        try:
+            return format_test_set_load_and_rescore(phase=phase, path=path, official=official)
+        except ApplicationError as exc:
+            raise ApplicationError(exc.message.replace(folder + os.sep, "")) from None
+
+
+def _safe_name(filename: str) -> str:
+    """The uploaded file's own name (no folders), safe as a file name; what errors name."""
+    base = PurePosixPath(filename.replace("\\", "/")).name
+    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in base).lstrip(".")
+    return cleaned[:120] or "upload"
+
+
+def _unzip(data: bytes, target: Path, name: str) -> Path:
+    """Extract a zip's ``.json`` members under ``target`` (bounded; no path outside it)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise ApplicationError(f"{name}: not a readable zip file") from None
+    with archive:
+        members = [m for m in archive.infolist() if not m.is_dir() and m.filename.lower().endswith(".json")]
+        if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members) > MAX_UNZIPPED_BYTES:
+            raise ApplicationError(f"{name}: more than {MAX_ZIP_MEMBERS:,} files or 200 MiB unpacked")
+        for member in members:
+            parts = PurePosixPath(member.filename.replace("\\", "/")).parts
+            if member.filename.startswith("/") or ".." in parts:
+                raise ApplicationError(f"{name}: member {member.filename!r} points outside the archive")
+            destination = target.joinpath(*parts)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_bytes(archive.read(member))
+    if not members:
+        raise ApplicationError(f"{name}: the zip holds no .json file (CLOTH's layout: one .json per passage)")
+    return target
+
+
 def public_questions_write(*, test_set: TestSet, questions: list[Question]) -> Path:
     """The questions WITHOUT labels, as participants download them (gold never leaves GOLD_ROOT)."""
     target = public_questions_path(test_set=test_set)
@@ -135,6 +210,7 @@ def public_questions_write(*, test_set: TestSet, questions: list[Question]) -> P
 def gold_load_upload(*, phase: Phase, subtask: int, data: bytes, filename: str) -> GoldAnswers:
     """Load gold labels uploaded in the console (labelled .jsonl or id,label .csv) and re-score the phase,
     through the same service as ``recam_gold``."""
+    _recam_only(phase)
     suffix = ".jsonl" if filename.lower().endswith(".jsonl") else ".csv"
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / (Path(filename).stem + suffix)

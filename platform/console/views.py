@@ -13,9 +13,18 @@ from django.views.decorators.http import require_POST
 
 from competitions.errors import ApplicationError
 from competitions.models import Competition, Phase
+from competitions.services import competition_create, competition_format_locked, competition_update
 from console import selectors, services
-from console.forms import CompetitionForm, FileForSubtaskForm, PhaseForm, SubmissionActionForm
+from console.forms import (
+    CompetitionCreateForm,
+    CompetitionForm,
+    FileForSubtaskForm,
+    FormatTestSetForm,
+    PhaseForm,
+    SubmissionActionForm,
+)
 from leaderboards.exports import FORMATS
+from leaderboards.format_board import format_board
 from leaderboards.official import official_result_latest
 from leaderboards.services import phase_publish
 from teams.selectors import teams_with_rules_acceptances
@@ -50,13 +59,37 @@ def index(request):
 
 
 @staff_member_required
+def competition_new(request):
+    form = CompetitionCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            competition = competition_create(**form.cleaned_data)
+        except ApplicationError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(
+                request,
+                f"Competition “{competition.title}” created ({competition.get_task_format_display()}). "
+                "Add its phases next.",
+            )
+            return redirect("console_competition", slug=competition.slug)
+    status = 400 if form.errors else 200
+    return render(request, "console/competition_new.html", {"form": form}, status=status)
+
+
+@staff_member_required
 def competition_console(request, slug: str):
     competition = _competition(slug)
-    form = CompetitionForm(request.POST or None, instance=competition)
+    locked = competition_format_locked(competition=competition)
+    form = CompetitionForm(request.POST or None, instance=competition, format_locked=locked)
     if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, "Competition saved.")
-        return redirect("console_competition", slug=slug)
+        try:
+            competition_update(competition=competition, **form.cleaned_data)
+        except ApplicationError as exc:
+            form.add_error("task_format", exc.message)
+        else:
+            messages.success(request, "Competition saved.")
+            return redirect("console_competition", slug=slug)
     context = {
         "competition": competition,
         "form": form,
@@ -88,13 +121,16 @@ def phase_new(request, slug: str, kind: str):
 @staff_member_required
 def phase_console(request, slug: str, kind: str):
     phase = _phase(slug, kind)
+    tables = selectors.phase_preview_tables(phase=phase)
     context = {
         "competition": phase.competition,
         "phase": phase,
         "form": PhaseForm(instance=phase),
         "file_form": FileForSubtaskForm(),
+        "format_form": FormatTestSetForm(),
         "test_sets": list(phase.test_sets.select_related("gold")),
-        "tables": selectors.phase_preview_tables(phase=phase),
+        "tables": tables,
+        "format_board": format_board(phase=phase, tables=tables),  # CLOTH, SCDE; None for ReCAM
         "frozen": official_result_latest(phase=phase),
         "submissions": selectors.phase_recent_submissions(phase=phase),
         "formats": list(FORMATS),
@@ -145,6 +181,34 @@ def phase_test_set(request, slug: str, kind: str):
     messages.success(
         request, f"Subtask {subtask}: {test_set.num_questions:,} questions loaded from {name}, {gold}."
     )
+    return _back(phase)
+
+
+@staff_member_required
+@require_POST
+def phase_format_test_set(request, slug: str, kind: str):
+    """A CLOTH or SCDE phase's test set (this platform's jsonl or the published layout); re-scores the phase."""
+    phase = _phase(slug, kind)
+    form = FormatTestSetForm(request.POST, request.FILES)
+    if not form.is_valid():
+        problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+        messages.error(request, f"Nothing changed: {problems}")
+        return _back(phase)
+    upload = form.cleaned_data["file"]
+    if upload.size > MAX_UPLOAD_BYTES:
+        messages.error(request, f"{upload.name}: larger than {MAX_UPLOAD_BYTES // 2**20} MiB")
+        return _back(phase)
+    try:
+        report = services.format_test_set_upload(
+            phase=phase,
+            data=upload.read(),
+            filename=upload.name,
+            official=form.cleaned_data["layout"] == "official",
+        )
+    except ApplicationError as exc:
+        messages.error(request, f"Nothing changed: {exc.message}")
+        return _back(phase)
+    messages.success(request, f"Test set loaded: {report}; the phase's submissions are re-scored.")
     return _back(phase)
 
 

@@ -1,4 +1,7 @@
-"""Exports of a board (live or frozen) as CSV, JSON and LaTeX in the layout of the paper's Tables 6 and 7."""
+"""Exports of a board (live or frozen) as CSV, JSON and LaTeX in the layout of the paper's Tables 6 and 7.
+
+A CLOTH or SCDE board's CSV and JSON add its format's metrics (``metric_keys``: BA, PA, DE per row).
+"""
 
 import csv
 import io
@@ -22,11 +25,25 @@ _LATEX_ESCAPES = {c: "\\" + c for c in "&%$#_{}"} | {
 }
 
 
-def board_records(*, tables: Sequence[LeaderboardTable]) -> list[dict]:
-    return [_record(table.subtask, row) for table in tables for row in table.rows]
+def board_fields(*, metric_keys: Sequence[str] = ()) -> list[str]:
+    """The CSV columns: ReCAM's, then a CLOTH or SCDE format's metrics not among them (BA, PA, DE)."""
+    return FIELDS + [key for key in metric_keys if key not in FIELDS]
 
 
-def _record(subtask: int, row: LeaderboardRow) -> dict:
+def board_records(*, tables: Sequence[LeaderboardTable], metric_keys: Sequence[str] = ()) -> list[dict]:
+    """One record per row; with ``metric_keys`` (a CLOTH or SCDE board) each carries its format's metrics."""
+    return [_record(table.subtask, row, metric_keys) for table in tables for row in table.rows]
+
+
+def _record(subtask: int, row: LeaderboardRow, metric_keys: Sequence[str] = ()) -> dict:
+    record = _recam_record(subtask, row)
+    if metric_keys:
+        record |= {key: row.metrics.get(key) for key in metric_keys if key not in FIELDS}
+        record["metrics"] = {key: row.metrics.get(key) for key in metric_keys}
+    return record
+
+
+def _recam_record(subtask: int, row: LeaderboardRow) -> dict:
     return {
         "test_subtask": subtask,
         "rank": row.rank,
@@ -54,17 +71,20 @@ def _record(subtask: int, row: LeaderboardRow) -> dict:
     }
 
 
-def board_csv(*, tables: Sequence[LeaderboardTable]) -> str:
+def board_csv(*, tables: Sequence[LeaderboardTable], metric_keys: Sequence[str] = ()) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(
+        out, fieldnames=board_fields(metric_keys=metric_keys), lineterminator="\n", extrasaction="ignore"
+    )
     writer.writeheader()
-    for record in board_records(tables=tables):
+    for record in board_records(tables=tables, metric_keys=metric_keys):
         writer.writerow(csv_row({**record, "rank_tied_with": "; ".join(record["rank_tied_with"])}))
     return out.getvalue()
 
 
-def board_json(*, tables: Sequence[LeaderboardTable], meta: dict) -> str:
-    return json.dumps({**meta, "rows": board_records(tables=tables)}, indent=2) + "\n"
+def board_json(*, tables: Sequence[LeaderboardTable], meta: dict, metric_keys: Sequence[str] = ()) -> str:
+    rows = board_records(tables=tables, metric_keys=metric_keys)
+    return json.dumps({**meta, "rows": rows}, indent=2) + "\n"
 
 
 def latex_escape(text: str) -> str:

@@ -1,8 +1,9 @@
 """Reads: the board of a CLOTH or SCDE phase: every metric of its format per row, and the chance row.
 
 The rows are the live or frozen board's (``leaderboards.selectors`` / ``leaderboards.official``), ranked
-by the format's headline metric (stored as the score's ``accuracy``); the other metrics come from the
-counted submissions' score rows, the chance row from the test set's slots (``recam.formats``).
+by the format's headline metric (stored as the score's ``accuracy``), with its interval and tied ranks
+(``leaderboards.intervals``); every metric is carried by the row (``metrics``, copied from the counted
+score and kept by the freeze), the chance row comes from the test set's slots (``recam.formats``).
 """
 
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ class FormatBoard:
     metrics: tuple[Metric, ...]
     tables: tuple[FormatTable, ...]
     chance: tuple[str, ...]  # the chance row's cells; empty while the phase has no test set
+    interval_over: str = "blanks"  # what the headline's bootstrap interval resamples
 
 
 def cell(metric: str, value: float | None) -> str:
@@ -43,21 +45,34 @@ def cell(metric: str, value: float | None) -> str:
     return f"{value:.3f}" if metric in COUNT_METRICS else f"{100 * value:.2f}"
 
 
+def format_metric_keys(*, phase: Phase) -> tuple[str, ...]:
+    """The metrics the exports of a CLOTH or SCDE board carry per row; none for ReCAM (its export is unchanged)."""
+    if phase.competition.task_format == DEFAULT_FORMAT:
+        return ()
+    return tuple(m.key for m in get_format(phase.competition.task_format).metrics)
+
+
+def format_export_meta(*, phase: Phase) -> dict:
+    """The JSON export's header: the scorer version of the phase's format; for CLOTH / SCDE its metrics."""
+    fmt = get_format(phase.competition.task_format)
+    if fmt.name == DEFAULT_FORMAT:
+        return {"scorer_version": fmt.scorer_version}
+    metrics = [{"key": m.key, "label": m.label, "higher_is_better": m.higher_is_better} for m in fmt.metrics]
+    return {"scorer_version": fmt.scorer_version, "task_format": fmt.name, "metrics": metrics}
+
+
 def format_board(*, phase: Phase, tables: list[LeaderboardTable]) -> FormatBoard | None:
     """The board of a multi-blank phase; None for ReCAM, whose board is the paper's tables."""
     if phase.competition.task_format == DEFAULT_FORMAT:
         return None
     fmt = get_format(phase.competition.task_format)
-    ids = {row.submission_id for table in tables for row in table.rows if row.submission_id}
-    metrics = dict(Score.objects.filter(submission_id__in=ids).values_list("submission_id", "metrics"))
+    metrics = _row_metrics(tables)
     keys = [m.key for m in fmt.metrics]
     format_tables = tuple(
         FormatTable(
             table=table,
             rows=tuple(
-                FormatRow(
-                    row=row, cells=tuple(cell(k, metrics.get(row.submission_id, {}).get(k)) for k in keys)
-                )
+                FormatRow(row=row, cells=tuple(cell(k, metrics(row).get(k)) for k in keys))
                 for row in table.rows
             ),
         )
@@ -70,4 +85,21 @@ def format_board(*, phase: Phase, tables: list[LeaderboardTable]) -> FormatBoard
         metrics=fmt.metrics,
         tables=format_tables,
         chance=tuple(cell(k, chance.get(k)) for k in keys) if chance else (),
+        interval_over=fmt.interval_over,
     )
+
+
+def _row_metrics(tables: list[LeaderboardTable]):
+    """Each row's metrics: carried by the row (live and frozen boards); a row frozen before rows carried
+    them falls back to its submission's score (one query, only then)."""
+    missing = {r.submission_id for t in tables for r in t.rows if r.submission_id and not r.metrics}
+    stored = (
+        dict(Score.objects.filter(submission_id__in=missing).values_list("submission_id", "metrics"))
+        if missing
+        else {}
+    )
+
+    def metrics(row: LeaderboardRow) -> dict:
+        return dict(row.metrics) or stored.get(row.submission_id, {})
+
+    return metrics

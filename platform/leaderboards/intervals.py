@@ -8,13 +8,15 @@ it inside its own transaction, with the board held still, so the frozen statisti
 
 Per-question answers come from ``ScoreVector`` rows, which scoring writes from the predictions it has
 just parsed (``score_vector_values``); a score without one (written before vectors existed) gets it
-built from the stored file here, once. A table is ranked by the test only when every ranked team has a
-vector; otherwise it keeps the rank by accuracy. Who shares a rank is derived from the stored ranks
+built from the stored file here, once. A CLOTH or SCDE score's vector is right/wrong per blank (its
+format's ``rank_vector``): the tied ranks test blanks; the intervals resample the headline's items
+(``TaskFormat.interval_items``: blanks for CLOTH, passages for SCDE's blank accuracy). A table is
+ranked by the test only when every ranked team has a vector; otherwise it keeps the rank by accuracy. Who shares a rank is derived from the stored ranks
 when the board is read (``selectors``), so a change never rewrites other teams' tie lists.
 """
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,11 +27,14 @@ from django.utils import timezone
 
 from competitions.models import Phase
 from competitions.selectors import gold_labels
+from competitions.task_formats import format_test_set_get
 from leaderboards.models import LeaderboardEntry, PhaseStatistics, ScoreVector
 from leaderboards.selectors import INTERVAL_FIELDS
 from recam import stats
+from recam.formats import DEFAULT_FORMAT, get_format
 from submissions.models import Score
 from submissions.selectors import submission_parse_stored
+from submissions.task_formats import format_score
 
 logger = logging.getLogger(__name__)
 STAT_FIELDS = [*INTERVAL_FIELDS, "stat_rank", "rank_tied_with", "stats_key", "updated_at"]
@@ -72,25 +77,34 @@ def score_vectors_store(*, submission_id: int, answers: Mapping[int, tuple[str, 
 
 
 def score_vector_build(*, score) -> ScoreVector:
-    """The score's per-question answers from the stored file, for scores written without them."""
-    submission = score.submission
-    phase = submission.phase
+    """The score's per-question (per-blank) answers from the stored file, for scores written without them."""
     values, error, gold_sha = {"choices": "", "correct": ""}, "", score.gold_sha256
     try:
-        parsed = submission_parse_stored(submission=submission)
-        test_set = next(ts for ts in phase.test_sets.all() if ts.subtask == score.test_subtask)
-        gold = gold_labels(test_set=test_set)
-        if gold is None:
-            raise ValueError("no gold answers")
-        labels, gold_sha = gold
-        predictions = next(f.predictions for f in parsed.files if f.subtask == score.test_subtask)
-        values = score_vector_values(predictions=predictions, gold=labels)
+        values, gold_sha = _vector_values(score)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"[:500]
     vector, _ = ScoreVector.objects.update_or_create(
         score=score, defaults={"gold_sha256": gold_sha, **values, "error": error}
     )
     return vector
+
+
+def _vector_values(score) -> tuple[dict[str, str], str]:
+    submission = score.submission
+    phase = submission.phase
+    parsed = submission_parse_stored(submission=submission)
+    if phase.competition.task_format != DEFAULT_FORMAT:  # CLOTH, SCDE: right/wrong per blank
+        result = format_score(phase=phase, parsed=parsed)
+        if result is None:
+            raise ValueError("no gold answers")
+        return {"choices": "", "correct": result.correct}, result.gold_sha256
+    test_set = next(ts for ts in phase.test_sets.all() if ts.subtask == score.test_subtask)
+    gold = gold_labels(test_set=test_set)
+    if gold is None:
+        raise ValueError("no gold answers")
+    labels, gold_sha = gold
+    predictions = next(f.predictions for f in parsed.files if f.subtask == score.test_subtask)
+    return score_vector_values(predictions=predictions, gold=labels), gold_sha
 
 
 @dataclass(frozen=True)
@@ -143,16 +157,47 @@ def _snapshot(phase_id: int) -> _Snapshot:
         return _read(phase_id)
 
 
-def _intervals(entry: LeaderboardEntry, vectors: dict, resamples: int, seed: int) -> None:
-    same = vectors.get((entry.submission_id, entry.test_subtask), (None, None))[1]
-    cross = vectors.get((entry.cross_submission_id, entry.test_subtask), (None, None))[1]
-    key = f"{entry.submission_id}:{same is not None}:{entry.cross_submission_id}:{cross is not None}:{resamples}:{seed}"
+# A stored 0/1 vector -> the headline's bootstrap items (None: they do not fit); None: the vector itself.
+Items = Callable[[np.ndarray], np.ndarray | None] | None
+
+
+def _interval_items(phase_id: int) -> Items:
+    """None for ReCAM (the vector is the items); for CLOTH and SCDE, their format's ``interval_items``."""
+    phase = Phase.objects.select_related("competition").filter(pk=phase_id).first()
+    if phase is None or phase.competition.task_format == DEFAULT_FORMAT:
+        return None
+    fmt = get_format(phase.competition.task_format)
+    test_set = format_test_set_get(phase=phase)
+    slots = test_set.slots if test_set else {}
+    blanks = [slots[pid][0] for pid in sorted(slots, key=int)]  # passages in id order, as the vector
+
+    def items(correct: np.ndarray) -> np.ndarray | None:
+        try:
+            return fmt.interval_items(correct=correct, blanks=blanks)
+        except ValueError:  # a vector of another test set than the one loaded now: no interval
+            logger.warning("phase %s: a vector does not fit the test set's slots", phase_id)
+            return None
+
+    return items
+
+
+def _intervals(
+    entry: LeaderboardEntry, vectors: dict, resamples: int, seed: int, items: Items = None
+) -> None:
+    same_sha, same = vectors.get((entry.submission_id, entry.test_subtask), (None, None))
+    cross_sha, cross = vectors.get((entry.cross_submission_id, entry.test_subtask), (None, None))
+    # The gold each vector was scored against is part of the key: a re-scored file gets new intervals.
+    key = (
+        f"{entry.submission_id}:{(same_sha or '')[:16]}:{entry.cross_submission_id}:{(cross_sha or '')[:16]}"
+    )
+    key += f":{resamples}:{seed}"
     if key == entry.stats_key:
         return
     entry.stats_key = key
     lo_hi = {}
-    if same is not None:
-        interval = stats.accuracy_interval(correct=same, resamples=resamples, seed=seed)
+    same_items = same if same is None or items is None else items(same)
+    if same_items is not None:
+        interval = stats.accuracy_interval(correct=same_items, resamples=resamples, seed=seed)
         lo_hi["accuracy"] = (interval.lo, interval.hi)
     if cross is not None:
         interval = stats.accuracy_interval(correct=cross, resamples=resamples, seed=seed)
@@ -196,8 +241,9 @@ def leaderboard_statistics_refresh(*, phase: Phase | None = None, phase_id: int 
     entries, vectors = snapshot.entries, snapshot.vectors
     before = {e.pk: _values(e) for e in entries}
     resamples, seed = _settings()
+    items = _interval_items(phase_id) if entries else None
     for entry in entries:
-        _intervals(entry, vectors, resamples, seed)
+        _intervals(entry, vectors, resamples, seed, items)
     for subtask in sorted({e.test_subtask for e in entries}):
         _ranks(phase_id, subtask, [e for e in entries if e.test_subtask == subtask], vectors)
     changed = [e for e in entries if _values(e) != before[e.pk]]

@@ -45,6 +45,8 @@ class LeaderboardEntry(models.Model):
     stats_key = models.CharField(
         max_length=200, blank=True, help_text="what the intervals were computed from"
     )
+    # A CLOTH or SCDE row: every metric of its format for the counted submission (``Score.metrics``).
+    metrics = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -103,6 +105,9 @@ class OfficialResultRow(models.Model):
     accuracy_lo, accuracy_hi, cross_accuracy_lo, cross_accuracy_hi, drop_lo, drop_hi = _interval_fields()
     rank_tied_with = models.JSONField(default=list, blank=True)
     rank_test = models.CharField(max_length=120, blank=True, help_text="the test behind the rank, if any")
+    metrics = models.JSONField(
+        default=dict, blank=True, help_text="a CLOTH or SCDE row: its format's metrics"
+    )
 
     class Meta:
         ordering = ("result", "test_subtask", "position")

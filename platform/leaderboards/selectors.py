@@ -1,8 +1,8 @@
 """Reads: the public leaderboard of a phase, one table per test set (the task paper's Tables 6 and 7)."""
 
 import datetime as dt
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from competitions.models import Phase, Subtask
 from leaderboards.counting import Candidate, counted_per_slot
@@ -39,6 +39,8 @@ class LeaderboardRow:
     drop_hi: float | None = None
     rank_tied_with: tuple[str, ...] = ()
     rank_test: str = ""  # the test behind the rank; empty: ranked by accuracy
+    # A CLOTH or SCDE row: every metric of its format (``Score.metrics``); empty for ReCAM.
+    metrics: Mapping[str, float] = field(default_factory=dict, hash=False)
 
     @property
     def accuracy_half_width(self) -> float | None:
@@ -79,6 +81,7 @@ SHARED_ROW_FIELDS = (
     "cross_total",
     "entries",
     *INTERVAL_FIELDS,
+    "metrics",
 )
 
 

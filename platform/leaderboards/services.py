@@ -8,12 +8,12 @@ from django.utils import timezone
 
 from competitions.errors import ApplicationError
 from competitions.models import GoldAnswers, Phase
+from competitions.task_formats import phase_format
 from leaderboards.counting import Candidate, counted_per_slot
 from leaderboards.intervals import leaderboard_statistics_refresh
 from leaderboards.models import LeaderboardEntry, OfficialResult, OfficialResultRow
 from leaderboards.selectors import LeaderboardRow, leaderboard_tables, shared_row_values
 from leaderboards.statistics import statistics_lock_exclusive, statistics_lock_shared, statistics_request
-from recam.metrics import SCORER_VERSION
 from submissions.models import Score, Submission
 from teams.factsheets import fact_sheet_is_complete
 from teams.models import Team
@@ -106,12 +106,14 @@ ENTRY_FIELDS = [
         for prefix in ("", "cross_")
         for name in ("submission", "accuracy", "correct", "total", "submitted_at")
     ),
+    "metrics",
     "updated_at",
 ]
 
 
 def _fields(score, *, prefix: str) -> dict:
-    return {
+    metrics = {} if prefix else {"metrics": dict(score.metrics) if score else {}}  # CLOTH, SCDE: no cross
+    return metrics | {
         f"{prefix}submission": score.submission if score else None,
         f"{prefix}accuracy": score.accuracy if score else None,
         f"{prefix}correct": score.correct if score else None,
@@ -146,6 +148,9 @@ def phase_settings_changed(*, phase: Phase, changed: Collection[str]) -> None:
 def official_result_freeze(*, phase: Phase, frozen_by: str = "") -> OfficialResult:
     """Snapshot the counted submission per team with its scores, the scorer version and the gold sha256s.
 
+    A CLOTH or SCDE row keeps every metric of its format (BA, PA, DE) and is checked against its format's
+    scorer version.
+
     Refused if a counted score was computed by another scorer version or against other gold answers
     than the ones stored now (re-score first). Freezing again makes a new snapshot; none is ever edited.
     The board is held still meanwhile (scorings wait; uploads do not), recounted, and its statistics
@@ -164,8 +169,9 @@ def official_result_freeze(*, phase: Phase, frozen_by: str = "") -> OfficialResu
         if not subtasks:
             raise ApplicationError(f"the {phase.title} phase has no gold answers yet: nothing to freeze")
         tables = leaderboard_tables(phase=phase, subtasks=subtasks, with_submissions=True)
+        scorer_version = phase_format(phase=phase).scorer_version  # ReCAM's, or the CLOTH / SCDE scorer's
         stale = Score.objects.filter(submission__phase=phase, submission__status="scored").exclude(
-            scorer_version=SCORER_VERSION
+            scorer_version=scorer_version
         )
         for subtask, sha in gold.items():
             stale = stale | Score.objects.filter(
@@ -180,7 +186,7 @@ def official_result_freeze(*, phase: Phase, frozen_by: str = "") -> OfficialResu
             phase=phase,
             frozen_at=timezone.now(),
             counted_policy=phase.counted_policy,
-            scorer_version=SCORER_VERSION,
+            scorer_version=scorer_version,
             gold_sha256=gold,
             frozen_by=frozen_by,
         )

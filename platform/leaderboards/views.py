@@ -15,11 +15,10 @@ from markdown_it import MarkdownIt
 
 from competitions.models import Competition, Phase, TestSet
 from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex
-from leaderboards.format_board import format_board
+from leaderboards.format_board import format_board, format_export_meta, format_metric_keys
 from leaderboards.models import LeaderboardEntry, OfficialResult, PhaseStatistics
 from leaderboards.official import official_tables
 from leaderboards.selectors import leaderboard_tables
-from recam.metrics import SCORER_VERSION
 
 CACHE_SECONDS = 3600  # the key changes with every row written, so this only bounds memory
 
@@ -187,20 +186,23 @@ def leaderboard_export(request, slug: str, phase: str, fmt: str):
         raise Http404("the results of this phase are hidden")
     frozen = _frozen(phase_obj)
     tables = _tables(phase_obj, frozen)
+    metric_keys = format_metric_keys(phase=phase_obj)  # CLOTH, SCDE: every metric per row; ReCAM: none
     if fmt == "csv":
-        text = board_csv(tables=tables)
+        text = board_csv(tables=tables, metric_keys=metric_keys)
     elif fmt == "latex":
         text = board_latex(tables=tables, caption_prefix="Official results" if frozen else "Results")
     else:
+        about = format_export_meta(phase=phase_obj)  # the format's scorer version (and CLOTH / SCDE metrics)
         meta = {
             "competition": slug,
             "phase": phase,
             "frozen_at": frozen.frozen_at.isoformat() if frozen else None,
-            "scorer_version": frozen.scorer_version if frozen else SCORER_VERSION,
+            "scorer_version": frozen.scorer_version if frozen else about["scorer_version"],
             "gold_sha256": frozen.gold_sha256 if frozen else None,
             "exported_at": timezone.now().isoformat(),
         }
-        text = board_json(tables=tables, meta=meta)
+        meta |= {key: value for key, value in about.items() if key != "scorer_version"}
+        text = board_json(tables=tables, meta=meta, metric_keys=metric_keys)
     response = HttpResponse(text, content_type=f"{FORMATS[fmt]}; charset=utf-8")
     name = f"{slug}-{phase}-{'official' if frozen else 'live'}.{EXTENSIONS[fmt]}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'

@@ -8,6 +8,7 @@ from typing import BinaryIO
 
 from accounts.names import csv_row
 from competitions.models import Phase
+from recam.formats import DEFAULT_FORMAT, get_format
 from submissions.models import Submission
 
 MANIFEST_FIELDS = ["submission_id", "team", "baseline", "received_at", "system_name", "sha256", "status"]
@@ -26,15 +27,20 @@ def phase_submissions_zip(*, phase: Phase, out: BinaryIO, counted: Collection[in
         .prefetch_related("scores")
         .order_by("team__name", "received_at", "id")
     )
+    # A CLOTH or SCDE phase: its format's metrics too (BA, PA, DE), from each score's ``metrics``.
+    fmt = get_format(phase.competition.task_format)
+    keys = [] if fmt.name == DEFAULT_FORMAT else [m.key for m in fmt.metrics]
     manifest = io.StringIO()
-    writer = csv.DictWriter(manifest, fieldnames=MANIFEST_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(manifest, fieldnames=MANIFEST_FIELDS + keys, lineterminator="\n")
     writer.writeheader()
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for submission in submissions:
             path = f"submissions/{_safe(submission.team.name)}/{submission.pk}-{_safe(submission.original_filename)}"
             with submission.file.open("rb") as handle:
                 archive.writestr(path, handle.read())
-            writer.writerow(csv_row(_manifest_row(submission, path, submission.pk in counted)))
+            row = _manifest_row(submission, path, submission.pk in counted)
+            metrics = next((s.metrics for s in submission.scores.all() if s.metrics), {})
+            writer.writerow(csv_row(row | {key: metrics.get(key, "") for key in keys}))
         archive.writestr("manifest.csv", manifest.getvalue())
     return len(submissions)
 

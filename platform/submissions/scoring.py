@@ -33,7 +33,8 @@ class _Result:
     gold_sha256: str
     metrics: dict = field(default_factory=dict)  # a multi-blank format's metrics (submissions.task_formats)
     scorer_version: str = SCORER_VERSION
-    # chosen options and right/wrong per question (``recam.stats.answer_strings``); None for CLOTH and SCDE
+    # chosen options and right/wrong per question (``recam.stats.answer_strings``); for CLOTH and SCDE
+    # no choices and right/wrong per blank (``submissions.task_formats.FormatScore.correct``)
     answers: tuple[str, str] | None = None
 
 
@@ -141,7 +142,7 @@ def _format_results(phase, parsed) -> list[_Result] | None:
     return [
         _Result(
             test_subtask=subtask, trained_on=subtask, score=result.score, gold_sha256=result.gold_sha256,
-            metrics=result.metrics, scorer_version=result.scorer_version,
+            metrics=result.metrics, scorer_version=result.scorer_version, answers=("", result.correct),
         )
     ]  # fmt: skip
 

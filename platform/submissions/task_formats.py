@@ -7,6 +7,7 @@ ReCAM competitions keep ``recam.metrics``. Uploads: ``submissions.format_uploads
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from django.db import transaction
 
 from competitions.models import Phase
@@ -28,6 +29,9 @@ class FormatScore:
     metrics: dict[str, float]
     scorer_version: str
     gold_sha256: str
+    # "1"/"0" per blank (passages in id order, blanks in reading order): the ScoreVector of the
+    # board's intervals and tied ranks (``leaderboards.intervals``)
+    correct: str = ""
 
 
 def format_score(*, phase: Phase, parsed: ParsedSubmission) -> FormatScore | None:
@@ -43,8 +47,17 @@ def format_score(*, phase: Phase, parsed: ParsedSubmission) -> FormatScore | Non
     right = fmt.rank_vector(predictions=predictions, records=records)
     score = Score(correct=int(right.sum()), total=int(right.size), accuracy=metrics[fmt.metrics[0].key])
     return FormatScore(
-        score=score, metrics=metrics, scorer_version=fmt.scorer_version, gold_sha256=gold_sha256
+        score=score,
+        metrics=metrics,
+        scorer_version=fmt.scorer_version,
+        gold_sha256=gold_sha256,
+        correct=bits_text(right),
     )
+
+
+def bits_text(right) -> str:
+    """A 0/1 vector as the ScoreVector's text: one "1" or "0" per item."""
+    return (np.asarray(right, dtype=np.uint8) + ord("0")).astype(np.uint8).tobytes().decode()
 
 
 def format_test_set_load_and_rescore(*, phase: Phase, path: Path, official: bool = False) -> str:

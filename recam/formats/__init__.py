@@ -18,15 +18,25 @@ Every format gives, with keyword arguments only:
 - ``scorer_version``: stored with every score, as ``recam.metrics.SCORER_VERSION`` is for ReCAM;
 - ``slots(records)`` -> ``{passage id: Slots}`` for the multi-blank formats, whose prediction file is
   one (``recam.formats.blanks``): what an upload is checked against without the gold answers, and
-  ``chance_of_slots(slots)`` -> the chance row from those slots alone (the board's chance row).
+  ``chance_of_slots(slots)`` -> the chance row from those slots alone (the board's chance row);
+- ``interval_items(correct=, blanks=)`` -> the headline metric's bootstrap items from the stored 0/1
+  ``rank_vector`` and each passage's number of blanks (id order): the vector itself where the headline
+  is a mean over blanks or questions (ReCAM, CLOTH), each passage's mean for SCDE's blank accuracy.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from recam.formats import cloth, official, recam_format, scde
-from recam.formats.blanks import format_blank_predictions, parse_blank_predictions
+from recam.formats.blanks import format_blank_predictions, parse_blank_predictions, per_passage_means
 from recam.metrics import SCORER_VERSION
+
+
+def per_item(*, correct, blanks) -> np.ndarray:
+    """The stored 0/1 vector itself: the bootstrap items of a mean over blanks (CLOTH) or questions (ReCAM)."""
+    return np.asarray(correct, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,8 @@ class TaskFormat:
     load_official: Callable | None = None
     slots: Callable | None = None  # records -> {passage id: Slots}: what uploads are checked against
     chance_of_slots: Callable | None = None  # {passage id: Slots} -> the chance row, without the answers
+    interval_items: Callable = per_item  # (correct=, blanks=) -> the headline's bootstrap items
+    interval_over: str = "questions"  # what those items are, in words (the board says it)
 
 
 def _blank_parser(slots: Callable) -> Callable:
@@ -112,6 +124,7 @@ CLOTH = TaskFormat(
     load_official=official.load_cloth_official,
     slots=cloth.slots,
     chance_of_slots=lambda slots: cloth.chance(passages=[]),
+    interval_over="blanks",
 )
 SCDE = TaskFormat(
     name="scde",
@@ -141,6 +154,8 @@ SCDE = TaskFormat(
     load_official=official.load_scde_official,
     slots=scde.slots,
     chance_of_slots=lambda slots: scde.chance_of_sizes([(s.blanks, s.choices) for s in slots.values()]),
+    interval_items=per_passage_means,
+    interval_over="passages",
 )
 FORMATS: dict[str, TaskFormat] = {f.name: f for f in (RECAM, CLOTH, SCDE)}
 DEFAULT_FORMAT = "recam"

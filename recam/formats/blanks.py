@@ -7,7 +7,7 @@ Every problem is listed with the file and line, in the words of the ReCAM parser
 """
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -204,6 +204,27 @@ def blank_correctness(
     keys = gold_keys(gold)
     flat = {(pid, b + 1): label for pid, labels in gold.items() for b, label in enumerate(labels)}
     return np.fromiter((predictions.get(k, -1) == flat[k] for k in keys), dtype=np.int8, count=len(keys))
+
+
+def per_passage_means(*, correct: np.ndarray, blanks: Sequence[int]) -> np.ndarray:
+    """The mean of each passage's stretch of a per-blank 0/1 vector (passages in id order, ``blanks`` each).
+
+    SCDE's blank accuracy averages over passages: these are its bootstrap items, built from the stored
+    per-blank vector and the test set's slots (``recam.formats.scde.vectors`` builds the same from the gold).
+
+    >>> per_passage_means(correct=np.array([1, 0, 1, 1, 1]), blanks=[2, 3]).tolist()
+    [0.5, 1.0]
+    >>> per_passage_means(correct=np.array([1, 0]), blanks=[3])
+    Traceback (most recent call last):
+    ...
+    ValueError: 2 blank results for passages of 3 blanks in all
+    """
+    sizes = np.asarray(blanks, dtype=np.int64)
+    vector = np.asarray(correct, dtype=np.float64)
+    if vector.ndim != 1 or int(sizes.sum()) != vector.size or np.any(sizes <= 0):
+        raise ValueError(f"{vector.size} blank results for passages of {int(sizes.sum())} blanks in all")
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    return np.add.reduceat(vector, starts) / sizes  # Shape: (passages,)
 
 
 def format_blank_predictions(predictions: Mapping[BlankKey, int]) -> str:

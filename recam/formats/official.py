@@ -46,6 +46,8 @@ def _read_json(path: Path) -> object:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply to read") from None
 
 
 def _cloth_files(path: Path) -> list[Path]:
@@ -112,8 +114,8 @@ def _one_object(path: Path) -> bool:
     """Whether the whole file is a single JSON object (a CLOTH file, say), not jsonl."""
     try:
         return isinstance(json.loads(path.read_text(encoding="utf-8-sig")), dict)
-    except json.JSONDecodeError:
-        return False  # jsonl: several objects, one per line
+    except (json.JSONDecodeError, RecursionError):
+        return False  # jsonl: several objects, one per line (each is checked as it is read)
 
 
 def scde_official_record(record: object) -> tuple[dict | None, list[str]]:

@@ -2,9 +2,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from competitions.management.commands._common import PHASE_KINDS, get_phase
 from leaderboards.exports import board_csv, board_json, board_latex
+from leaderboards.format_board import format_export_meta, format_metric_keys
 from leaderboards.official import official_result_latest, official_tables
 from leaderboards.selectors import leaderboard_tables
-from recam.metrics import SCORER_VERSION
 from recam.stats import TEST_NAME as RANK_TEST
 
 
@@ -44,16 +44,16 @@ class Command(BaseCommand):
             }
         else:
             tables = leaderboard_tables(phase=phase_obj, subtasks=subtasks, with_submissions=True)
-            meta |= {
-                "frozen_at": None,
-                "counted_policy": phase_obj.counted_policy,
-                "scorer_version": SCORER_VERSION,
-            }
+            meta |= {"frozen_at": None, "counted_policy": phase_obj.counted_policy}
+        about = format_export_meta(phase=phase_obj)  # the format's scorer version (and CLOTH / SCDE metrics)
+        meta.setdefault("scorer_version", about["scorer_version"])  # a snapshot keeps its own
+        meta |= {key: value for key, value in about.items() if key != "scorer_version"}
+        keys = format_metric_keys(phase=phase_obj)  # CLOTH, SCDE: every metric per row
         format_ = options["format"]
         if format_ == "json":
-            self.stdout.write(board_json(tables=tables, meta=meta), ending="")
+            self.stdout.write(board_json(tables=tables, meta=meta, metric_keys=keys), ending="")
         elif format_ == "csv":
-            self.stdout.write(board_csv(tables=tables), ending="")
+            self.stdout.write(board_csv(tables=tables, metric_keys=keys), ending="")
         elif format_ == "latex":
             prefix = "Official results" if frozen else "Results"
             self.stdout.write(board_latex(tables=tables, caption_prefix=prefix), ending="")
