@@ -192,6 +192,10 @@ class LeaderboardRowSerializer(serializers.Serializer):
         child=serializers.CharField(), help_text="teams sharing this rank (statistically tied)"
     )
     rank_test = serializers.CharField(help_text="the test behind the rank; empty: ranked by accuracy")
+    metrics = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="CLOTH / SCDE: every metric of the format by key (accuracy = the headline, e.g. BA); ReCAM: {}",
+    )
 
 
 class LeaderboardTableSerializer(serializers.Serializer):
@@ -207,7 +211,15 @@ class LeaderboardSerializer(serializers.Serializer):
     results_hidden = serializers.BooleanField(
         help_text="true: the organizers have not published the results yet"
     )
-    scorer_version = serializers.CharField()
+    scorer_version = serializers.CharField(help_text="the scorer of the competition's task format")
+    task_format = serializers.CharField(
+        required=False, help_text="CLOTH / SCDE competitions only: cloth or scde"
+    )
+    metrics = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="CLOTH / SCDE only: the format's metrics (key, label, higher_is_better), the headline first",
+    )
     statistics_version = serializers.IntegerField(
         help_text="how many times the intervals and ranks were recomputed (the version shown)"
     )

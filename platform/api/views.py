@@ -20,8 +20,8 @@ from api.errors import api_exception_handler
 from api.selectors import is_organizer, leaderboard_tables_json, phase_for_api, submissions_for_api
 from api.services import token_get_or_create
 from competitions.errors import ApplicationError
+from leaderboards.format_board import format_export_meta
 from leaderboards.selectors import phase_statistics_state
-from recam.metrics import SCORER_VERSION
 from submissions.quotas import quota_status
 from submissions.selectors import submission_get_for_user
 from submissions.services import submission_create, submission_select
@@ -140,7 +140,7 @@ class LeaderboardView(ApiView):
             "competition": phase_obj.competition.slug,
             "phase": phase_obj.kind,
             "results_hidden": hidden,
-            "scorer_version": SCORER_VERSION,
+            **format_export_meta(phase=phase_obj),  # the format's scorer version; CLOTH / SCDE: its metrics
             **phase_statistics_state(phase=phase_obj),
             "tables": tables,
         }

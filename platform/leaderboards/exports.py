@@ -1,6 +1,7 @@
 """Exports of a board (live or frozen) as CSV, JSON and LaTeX in the layout of the paper's Tables 6 and 7.
 
-A CLOTH or SCDE board's CSV and JSON add its format's metrics (``metric_keys``: BA, PA, DE per row).
+A CLOTH or SCDE board's CSV and JSON add its format's metrics (``metric_keys``: BA, PA, DE per row); its
+LaTeX has one column per metric and the chance row (``format_board_latex``).
 """
 
 import csv
@@ -150,11 +151,46 @@ def board_latex(*, tables: Sequence[LeaderboardTable], caption_prefix: str = "Of
     return "\n\n".join(parts) + "\n"
 
 
-def _footnote(table: LeaderboardTable) -> str:
-    """The caption's note on the statistics, when the table carries them."""
+def format_board_latex(*, board, caption_prefix: str = "Official results") -> str:
+    """A CLOTH or SCDE board (``leaderboards.format_board.FormatBoard``): Rank, Team, one column per
+    metric (the headline first, with its interval), baselines with rank "-", the chance row last."""
+    labels = [latex_escape(metric.label) for metric in board.metrics]
+    parts = []
+    for format_table in board.tables:
+        lines = [
+            r"\begin{table}[t]",
+            r"\centering",
+            r"\begin{tabular}{cl" + "c" * len(labels) + "}",
+            r"\hline",
+            " & ".join(["Rank", "Team", *labels]) + r" \\",
+            r"\hline",
+        ]
+        for format_row in format_table.rows:
+            row = format_row.row
+            headline, *rest = format_row.cells
+            if row.accuracy_half_width is not None and headline != "-":
+                headline = f"{headline}$\\pm${100 * row.accuracy_half_width:.2f}"
+            lines.append(" & ".join([_latex_rank(row), latex_escape(row.team), headline, *rest]) + r" \\")
+        if board.chance:
+            lines += [r"\hline", " & ".join(["-", "Chance", *board.chance]) + r" \\"]
+        described = "; ".join(
+            f"{latex_escape(m.label)}: {latex_escape(m.description)}" for m in board.metrics
+        )
+        lines += [
+            r"\hline",
+            r"\end{tabular}",
+            rf"\caption{{{caption_prefix} ({latex_escape(board.title)}). {described}.{_footnote(format_table.table, board.interval_over)}}}",
+            r"\end{table}",
+        ]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def _footnote(table: LeaderboardTable, over: str = "questions") -> str:
+    """The caption's note on the statistics, when the table carries them (``over``: what is resampled)."""
     notes = []
     if any(row.accuracy_lo is not None or row.cross_accuracy_lo is not None for row in table.rows):
-        notes.append(r" $\pm$: half the 95\% percentile bootstrap interval over questions (1,000 resamples).")
+        notes.append(rf" $\pm$: half the 95\% percentile bootstrap interval over {over} (1,000 resamples).")
     tests = {row.rank_test for row in table.rows if row.rank_test}
     if tests:
         notes.append(

@@ -14,7 +14,7 @@ from django.utils.dateparse import parse_datetime
 from markdown_it import MarkdownIt
 
 from competitions.models import Competition, Phase, TestSet
-from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex
+from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex, format_board_latex
 from leaderboards.format_board import format_board, format_export_meta, format_metric_keys
 from leaderboards.models import LeaderboardEntry, OfficialResult, PhaseStatistics
 from leaderboards.official import official_tables
@@ -190,7 +190,13 @@ def leaderboard_export(request, slug: str, phase: str, fmt: str):
     if fmt == "csv":
         text = board_csv(tables=tables, metric_keys=metric_keys)
     elif fmt == "latex":
-        text = board_latex(tables=tables, caption_prefix="Official results" if frozen else "Results")
+        prefix = "Official results" if frozen else "Results"
+        board = format_board(phase=phase_obj, tables=tables)  # CLOTH, SCDE: a column per metric, chance row
+        text = (
+            board_latex(tables=tables, caption_prefix=prefix)
+            if board is None
+            else format_board_latex(board=board, caption_prefix=prefix)
+        )
     else:
         about = format_export_meta(phase=phase_obj)  # the format's scorer version (and CLOTH / SCDE metrics)
         meta = {

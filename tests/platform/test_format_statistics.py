@@ -168,6 +168,39 @@ def test_exports_and_the_download_carry_every_metric(board, admin_client):
     assert {r["team"]: {k: float(r[k]) for k in keys} for r in manifest} == scores
 
 
+def test_the_latex_and_the_text_table_have_a_column_per_metric_and_the_chance_row(board, admin_client):
+    from django.core.management import call_command
+
+    phase, fmt, _passages, _files = board
+    args = [phase.competition.slug, phase.kind]
+    latex = admin_client.get(reverse("leaderboard_export", args=[*args, "latex"])).content.decode()
+    labels = [m.label for m in fmt.metrics]
+    assert " & ".join(["Rank", "Team", *labels]) + r" \\" in latex
+    assert "Acc. Cross" not in latex
+    strong = LeaderboardEntry.objects.get(phase=phase, team_name="strong")
+    half = (strong.accuracy_hi - strong.accuracy_lo) / 2
+    assert f"1 & strong & {100 * strong.accuracy:.2f}$\\pm${100 * half:.2f}" in latex
+    assert "\n- & Chance & " in latex
+    assert f"bootstrap interval over {fmt.interval_over}" in latex
+    out = io.StringIO()
+    call_command(
+        "recam_leaderboard", "--competition", phase.competition.slug, "--phase", phase.kind, stdout=out
+    )
+    text = out.getvalue()
+    assert all(label in text.splitlines()[2] for label in labels)
+    assert any(line.split()[:2] == ["-", "Chance"] for line in text.splitlines())
+    assert f"{100 * strong.accuracy:.2f} ±{100 * half:.2f}" in text
+
+
+def test_the_api_board_carries_the_format_its_scorer_and_every_metric(board, client):
+    phase, fmt, _passages, _files = board
+    body = client.get(f"/api/phases/{phase.kind}/leaderboard/?competition={phase.competition.slug}").json()
+    assert (body["task_format"], body["scorer_version"]) == (fmt.name, fmt.scorer_version)
+    assert [m["key"] for m in body["metrics"]] == [m.key for m in fmt.metrics]
+    scores = {s.submission.team.name: s.metrics for s in Score.objects.select_related("submission__team")}
+    assert {row["team"]: row["metrics"] for row in body["tables"][0]["rows"]} == scores
+
+
 def test_the_freeze_keeps_the_metrics_intervals_and_ranks_of_its_moment(board, client):
     phase, fmt, _passages, _files = board
     result = official_result_freeze(phase=phase, frozen_by="test")

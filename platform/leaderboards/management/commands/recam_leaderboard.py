@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from competitions.management.commands._common import PHASE_KINDS, get_phase
-from leaderboards.exports import board_csv, board_json, board_latex
-from leaderboards.format_board import format_export_meta, format_metric_keys
+from leaderboards.exports import board_csv, board_json, board_latex, format_board_latex
+from leaderboards.format_board import format_board, format_export_meta, format_metric_keys
 from leaderboards.official import official_result_latest, official_tables
 from leaderboards.selectors import leaderboard_tables
 from recam.stats import TEST_NAME as RANK_TEST
@@ -56,9 +56,46 @@ class Command(BaseCommand):
             self.stdout.write(board_csv(tables=tables, metric_keys=keys), ending="")
         elif format_ == "latex":
             prefix = "Official results" if frozen else "Results"
-            self.stdout.write(board_latex(tables=tables, caption_prefix=prefix), ending="")
+            board = format_board(phase=phase_obj, tables=tables)  # CLOTH, SCDE: a column per metric
+            text = (
+                board_latex(tables=tables, caption_prefix=prefix)
+                if board is None
+                else format_board_latex(board=board, caption_prefix=prefix)
+            )
+            self.stdout.write(text, ending="")
+        elif (board := format_board(phase=phase_obj, tables=tables)) is not None:
+            self._format_table(phase_obj, board)
         else:
             self._table(phase_obj, tables)
+
+    def _format_table(self, phase, board) -> None:
+        """A CLOTH or SCDE board: a column per metric (the headline first, with its interval), the chance row."""
+        labels = [metric.label for metric in board.metrics]
+        for format_table in board.tables:
+            rows = format_table.rows
+            self.stdout.write(f"\n{board.title} ({phase.title})")
+            names = [r.row.team + (" (baseline)" if r.row.is_baseline else "") for r in rows]
+            width = max([30, *(len(name) for name in names)])
+            self.stdout.write(
+                f"{'Rank':>5}  {'Team':<{width}} " + "  ".join(f"{label:>13}" for label in labels)
+            )
+            for format_row, team in zip(rows, names, strict=True):
+                row = format_row.row
+                rank = "-" if row.rank is None else f"{row.rank}{'=' if row.rank_tied_with else ''}"
+                headline, *rest = format_row.cells
+                if row.accuracy_half_width is not None and headline != "-":
+                    headline += f" ±{100 * row.accuracy_half_width:.2f}"
+                cells = "  ".join(f"{c:>13}" for c in (headline, *rest))
+                self.stdout.write(f"{rank:>5}  {team:<{width}} {cells}")
+            if not rows:
+                self.stdout.write("       (no scored submissions yet)")
+            if board.chance:
+                cells = "  ".join(f"{c:>13}" for c in board.chance)
+                self.stdout.write(f"{'-':>5}  {'Chance':<{width}} {cells}")
+            if any(r.row.accuracy_lo is not None for r in rows):
+                self.stdout.write(f"       ±: half the 95% bootstrap interval over {board.interval_over}")
+            if any(r.row.rank_test for r in rows):
+                self.stdout.write(f"       =: rank shared with statistically tied teams ({RANK_TEST})")
 
     def _table(self, phase, tables) -> None:
         for table in tables:
