@@ -1,7 +1,8 @@
 # The README's two commands are `make run` and `make test`; everything else is here for convenience.
 PYTHON ?= python3
 export NLTK_DATA ?= $(CURDIR)/var/nltk_data
-export RECAM_DATA_DIR ?= $(CURDIR)/data/recam
+# The official files: data/recam if present, else the shared copy beside the checkout (../shared/data/recam).
+export RECAM_DATA_DIR ?= $(or $(wildcard $(CURDIR)/data/recam),$(wildcard $(abspath $(CURDIR)/../shared/data/recam)),$(CURDIR)/data/recam)
 export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 # Development defaults (DEBUG, the built-in SECRET_KEY, plain-HTTP cookies) for every make target;
