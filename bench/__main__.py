@@ -1,4 +1,4 @@
-"""``python -m bench [--only a,b,c,d,e,f]``: run the benchmarks and store their results (bs: (b) on SQLite, e: analytics, f: the LM scorer, g: the gate's word scores, h: the gate's scoring window, i: a small upload of millions of lines, j: statistics CPU per score change, k: torch threads beside a busy process)."""
+"""``python -m bench [--only a,b,c,d,e,f]``: run the benchmarks and store their results (bs: (b) on SQLite, e: analytics, f: the LM scorer, g: the gate's word scores, h: the gate's scoring window, i: a small upload of millions of lines, j: statistics CPU per score change, k: torch threads beside a busy process, l: CPU per upload by component)."""
 
 import sys
 from pathlib import Path

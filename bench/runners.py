@@ -81,6 +81,12 @@ def bench_k(options: dict) -> dict:
     return run_reader_threads(steps=options.get("thread_steps", 2), repeats=options.get("thread_repeats", 2))
 
 
+def bench_l(options: dict) -> dict:
+    from bench.upload_cpu import run_upload_cpu
+
+    return run_upload_cpu(data_dir=options["data_dir"])
+
+
 BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
     "a": ("a_floor", "(a) Floor: parse + score one 2,025-line file in process", bench_a),
     "b": ("b_upload", "(b) Upload to score visible through HTTP with a real worker", bench_b),
@@ -113,6 +119,11 @@ BENCHMARKS: dict[str, tuple[str, str, Callable[[dict], dict]]] = {
         "k_reader_threads",
         "(k) torch threads beside a busy process: one GA Reader training step, default vs auto vs 1 thread",
         bench_k,
+    ),
+    "l": (
+        "l_upload_cpu",
+        "(l) CPU per upload by component, in process: the upload request, a status poll, the scoring service",
+        bench_l,
     ),
 }
 

@@ -70,9 +70,9 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def _cpu_seconds(roots: list[int], database: str) -> dict[str, float]:
-    """CPU seconds (user + system) used so far by the process trees under ``roots`` (web, worker), by
-    the PostgreSQL backends of ``database`` and by this process (the clients), read from /proc."""
+def _cpu_by_process(roots: list[int], database: str) -> dict[int, tuple[str, float]]:
+    """pid -> (component, CPU seconds so far) for the process trees under ``roots`` (web, worker), the
+    PostgreSQL backends of ``database`` and this process (the clients), read from /proc."""
     stats = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -82,17 +82,48 @@ def _cpu_seconds(roots: list[int], database: str) -> dict[str, float]:
                 continue
             name, rest = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :].split()
             stats[int(entry.name)] = (name, int(rest[1]), (int(rest[11]) + int(rest[12])) / _TICK)
-    totals = {"web": 0.0, "worker": 0.0, "postgres": 0.0, "clients": 0.0}
+    found = {}
     for pid, (name, _ppid, seconds) in stats.items():
         ancestor = pid
         while ancestor in stats and ancestor not in roots:
             ancestor = stats[ancestor][1]
         if ancestor in roots:
-            totals["web" if ancestor == roots[0] else "worker"] += seconds
+            found[pid] = ("web" if ancestor == roots[0] else "worker", seconds)
         elif name.startswith("postgres") and database in _cmdline(pid):  # this database's backends
-            totals["postgres"] += seconds
-    totals["clients"] = stats.get(os.getpid(), ("", 0, 0.0))[2]
-    return totals
+            found[pid] = ("postgres", seconds)
+    found[os.getpid()] = ("clients", stats.get(os.getpid(), ("", 0, 0.0))[2])
+    return found
+
+
+class _CpuMeter:
+    """CPU seconds per component over a row. The processes are sampled every ``interval`` seconds while
+    the row runs, so a process that exits during it (a PostgreSQL backend whose connection passed
+    ``conn_max_age`` and was replaced) still counts up to its last sample; reading only the start and
+    the end lost those and could even give a negative PostgreSQL figure. The sampler's own CPU is
+    taken out of the clients' figure."""
+
+    def __init__(self, roots: list[int], database: str, interval: float = 0.5) -> None:
+        self.roots, self.database, self.interval = roots, database, interval
+        self.start = _cpu_by_process(roots, database)
+        self.last = dict(self.start)
+        self.sampler_cpu = 0.0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+
+    def _sample(self) -> None:
+        while not self.done.wait(self.interval):
+            self.last.update(_cpu_by_process(self.roots, self.database))
+        self.sampler_cpu = time.thread_time()
+
+    def stop(self) -> dict[str, float]:
+        self.done.set()
+        self.thread.join()
+        self.last.update(_cpu_by_process(self.roots, self.database))
+        totals = {"web": 0.0, "worker": 0.0, "postgres": 0.0, "clients": -self.sampler_cpu}
+        for pid, (component, seconds) in self.last.items():
+            totals[component] += seconds - self.start.get(pid, (component, 0.0))[1]
+        return totals
 
 
 def _team_files(*, data_dir: Path, gold: dict[int, int], count: int) -> list[tuple[bytes, dict[int, int]]]:
@@ -214,14 +245,14 @@ def _measure(
         for token, data in zip(tokens, files, strict=True)
     ]
     deadlocks_before, versions_before = _deadlocks(), _statistics_version()
-    cpu_before = _cpu_seconds(roots, database)
+    meter = _CpuMeter(roots, database)
     start = time.perf_counter()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     elapsed = time.perf_counter() - start
-    cpu_after = _cpu_seconds(roots, database)
+    cpu = meter.stop()
     consistent = board.seconds_until_consistent(since=tally.last_accepted) if board else None
     if board:
         board.add_accepted(tally.accepted)
@@ -249,8 +280,7 @@ def _measure(
         # CPU per scored upload, by component: where a 2-core machine's time goes (the machine is shared,
         # so wall-clock latency also depends on the other jobs; these do not).
         "cpu_ms_per_upload": {
-            name: round((cpu_after[name] - cpu_before[name]) * 1000 / max(1, len(latencies)), 1)
-            for name in cpu_after
+            name: round(seconds * 1000 / max(1, len(latencies)), 1) for name, seconds in cpu.items()
         },
     }
 

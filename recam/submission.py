@@ -141,11 +141,43 @@ def iter_lines(content: bytes, max_line_bytes: int) -> Iterator[tuple[int, bytes
         start = end + 1
 
 
+# A clean file: only "id,label" lines (ASCII digits, label 0-4, LF or CRLF, the last ending optional).
+_CLEAN_LINES = re.compile(rb"(?:[0-9]{1,%d},[0-4]\r?\n)*[0-9]{1,%d},[0-4]\r?\n?" % (MAX_DIGITS, MAX_DIGITS))
+_CLEAN_PAIR = re.compile(rb"([0-9]+),([0-4])")
+
+
+def _parse_clean(content: bytes, expected: Collection[int], limits: Limits) -> dict[int, int] | None:
+    """The predictions of a clean file that answers every expected id exactly once, read by two regular
+    expressions (about a tenth of the line-by-line reader's CPU); None for anything else, which the
+    line-by-line reader then reads and explains. Whatever it accepts, that reader accepts with the
+    same predictions in the same order (tests/recam/test_submission_fuzz.py)."""
+    if limits.max_line_bytes < MAX_DIGITS + 3 or not _CLEAN_LINES.fullmatch(content):
+        return None
+    pairs = _CLEAN_PAIR.findall(content)
+    if len(pairs) > limits.max_lines(len(expected)):
+        return None
+    predictions = {int(qid): int(label) for qid, label in pairs}
+    if len(predictions) != len(pairs) or predictions.keys() != expected:
+        return None  # an id twice, an unknown or a missing id: the reader names them
+    return predictions
+
+
 def _parse_csv(
     content: bytes, name: str, expected: Collection[int], limits: Limits
 ) -> tuple[dict[int, int], list[Problem]]:
     """Read at most the phase's question count plus a margin of lines, and stop at the problem cap:
-    the work is bounded by the test set's size, not by the file's."""
+    the work is bounded by the test set's size, not by the file's. A clean file takes a fast path."""
+    expected_set = expected if isinstance(expected, set | frozenset) else set(expected)
+    clean = _parse_clean(content, expected_set, limits)
+    if clean is not None:
+        return clean, []
+    return _parse_csv_lines(content, name, expected_set, limits)
+
+
+def _parse_csv_lines(
+    content: bytes, name: str, expected: Collection[int], limits: Limits
+) -> tuple[dict[int, int], list[Problem]]:
+    """The line-by-line reader: every problem with its line."""
     problems: list[Problem] = []
     line_problems = 0
 
@@ -287,3 +319,33 @@ def make_zip(files: Mapping[str, bytes | str]) -> bytes:
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, content)
     return buffer.getvalue()
+
+
+def ids_digest(ids: Collection[int]) -> str:
+    """The sha256 of the ids sorted and comma-separated: names the order a choices string follows.
+
+    >>> ids_digest([2, 10, 1]) == sha256_hex(b"1,2,10")
+    True
+    """
+    return sha256_hex(",".join(map(str, sorted(ids))).encode())
+
+
+def predictions_to_choices(predictions: Mapping[int, int]) -> str:
+    """A validated file's labels (0-4) as one digit per id, ids sorted: the form scoring reads back.
+
+    >>> predictions_to_choices({7: 4, 2: 0, 5: 3})
+    '034'
+    """
+    return "".join(str(predictions[qid]) for qid in sorted(predictions))
+
+
+def choices_to_predictions(choices: str, ids: Collection[int]) -> dict[int, int]:
+    """The inverse of ``predictions_to_choices`` for the same ids.
+
+    >>> choices_to_predictions("034", [5, 2, 7])
+    {2: 0, 5: 3, 7: 4}
+    """
+    ordered = sorted(ids)
+    if len(ordered) != len(choices):
+        raise ValueError(f"{len(choices)} choices for {len(ordered)} ids")
+    return dict(zip(ordered, map(int, choices), strict=True))

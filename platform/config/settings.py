@@ -224,6 +224,8 @@ CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_SCORING_QUEUE = env.str("CELERY_SCORING_QUEUE", default="scoring")
 # How many submissions the scoring workers take at once (scripts/run.sh: -c 2); used for the queue ETA.
 SCORING_WORKERS = env.int("SCORING_WORKERS", default=2)
+# Seconds a web process reuses the queue ETA's two medians (submissions.queue.queue_medians).
+RECAM_QUEUE_MEDIAN_SECONDS = env.float("RECAM_QUEUE_MEDIAN_SECONDS", default=2.0)
 # Leaderboard statistics (leaderboards.intervals): bootstrap resamples and seed.
 RECAM_BOOTSTRAP_RESAMPLES = env.int("RECAM_BOOTSTRAP_RESAMPLES", default=1000)
 RECAM_BOOTSTRAP_SEED = env.int("RECAM_BOOTSTRAP_SEED", default=20210401)

@@ -50,10 +50,12 @@ def statistics_requested(*, phase_id: int) -> None:
     def count_and_claim() -> bool:
         now = timezone.now()
         with transaction.atomic():
-            PhaseStatistics.objects.bulk_create([PhaseStatistics(phase_id=phase_id)], ignore_conflicts=True)
-            PhaseStatistics.objects.filter(phase_id=phase_id).update(
-                requested=F("requested") + 1, requested_at=now
-            )
+            count = PhaseStatistics.objects.filter(phase_id=phase_id)
+            if not count.update(requested=F("requested") + 1, requested_at=now):  # the phase's first change
+                PhaseStatistics.objects.bulk_create(
+                    [PhaseStatistics(phase_id=phase_id)], ignore_conflicts=True
+                )
+                count.update(requested=F("requested") + 1, requested_at=now)
             return _claim(phase_id, now)
 
     try:

@@ -7,11 +7,16 @@ from django.http import HttpResponse
 from submissions.models import FILE_FIELDS, RECORDED_FIELDS, Score, Submission, SubmissionFile
 from submissions.services import submission_mark_failed, submission_requeue
 
+# The labels stored at upload for scoring (``choices``, ``ids_sha256``) are never shown or edited here:
+# an edit would change a score without changing the stored file.
+STORED_LABELS = ("choices", "ids_sha256")
+
 
 class SubmissionFileInline(admin.TabularInline):
     model = SubmissionFile
     extra = 0
     readonly_fields = FILE_FIELDS
+    exclude = STORED_LABELS
 
 
 # A score's columns, as the submission's inline and the score list show them.
@@ -80,3 +85,4 @@ class ScoreAdmin(admin.ModelAdmin):
 @admin.register(SubmissionFile)
 class SubmissionFileAdmin(admin.ModelAdmin):
     list_display = ("submission", "name", "subtask", "trained_on", "num_predictions")
+    exclude = STORED_LABELS

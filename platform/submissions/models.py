@@ -72,6 +72,11 @@ class SubmissionFile(models.Model):
     trained_on = models.PositiveSmallIntegerField(choices=Subtask.choices)
     sha256 = models.CharField(max_length=64)
     num_predictions = models.PositiveIntegerField()
+    # The labels as validated at upload, one digit per test id in sorted order, and the sha256 of those
+    # ids (``recam.submission.predictions_to_choices``, ``ids_digest``): scoring reads them instead of
+    # parsing the stored file again. Empty for CLOTH and SCDE uploads and for rows written before.
+    choices = models.TextField(blank=True, default="")
+    ids_sha256 = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ("submission", "subtask")

@@ -2,6 +2,8 @@
 
 import math
 import statistics
+import threading
+import time
 from dataclasses import asdict, dataclass
 
 from django.conf import settings
@@ -12,6 +14,12 @@ from submissions.models import Submission
 
 Status = Submission.Status
 RECENT_SCORED = 50  # the median is over the phase's last this many scored submissions
+# The medians behind the ETA are kept per web process for this many seconds (RECAM_QUEUE_MEDIAN_SECONDS):
+# every poll of a waiting submission and every upload's answer needs them, and under a burst two queries
+# over the last 50 scored per request cost more than the poll itself (benchmark (b)). An estimate a
+# second or two old is as good; the place in the queue is still counted on every request.
+_MEDIANS: dict[int, tuple[float, tuple[float | None, int], float | None]] = {}
+_MEDIANS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -89,10 +97,30 @@ def queue_eta_seconds(
     return round(rounds * service_seconds, 1)
 
 
+def queue_medians(*, phase_id: int) -> tuple[tuple[float | None, int], float | None]:
+    """(``phase_median_seconds_to_score``, ``median_seconds_scoring``), reused for RECAM_QUEUE_MEDIAN_SECONDS."""
+    keep = getattr(settings, "RECAM_QUEUE_MEDIAN_SECONDS", 2.0)
+    now = time.monotonic()
+    with _MEDIANS_LOCK:
+        cached = _MEDIANS.get(phase_id)
+    if cached is not None and now - cached[0] < keep:
+        return cached[1], cached[2]
+    phase_median, service = phase_median_seconds_to_score(phase_id=phase_id), median_seconds_scoring()
+    with _MEDIANS_LOCK:
+        _MEDIANS[phase_id] = (now, phase_median, service)
+    return phase_median, service
+
+
+def queue_medians_clear() -> None:
+    """Forget the kept medians (tests: a rolled-back database hands the same phase ids out again)."""
+    with _MEDIANS_LOCK:
+        _MEDIANS.clear()
+
+
 def submission_queue_info(*, submission: Submission) -> QueueInfo:
     position, ahead = submission_queue_position(submission=submission)
-    median, over = phase_median_seconds_to_score(phase_id=submission.phase_id)
-    service = median_seconds_scoring() if position is not None else None
+    (median, over), service = queue_medians(phase_id=submission.phase_id)
+    service = service if position is not None else None
     elapsed = None
     if submission.status == Status.SCORING and submission.scoring_started_at is not None:
         elapsed = (timezone.now() - submission.scoring_started_at).total_seconds()

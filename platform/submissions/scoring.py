@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from competitions.retry import retry_on_conflict
@@ -16,7 +17,7 @@ from recam.stats import answer_strings
 from recam.submission import SubmissionError
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission
-from submissions.selectors import submission_parse_stored
+from submissions.selectors import submission_predictions
 from submissions.services import TERMINAL, submission_mark_failed
 from submissions.signals import team_results_changed
 from submissions.task_formats import format_score
@@ -41,25 +42,23 @@ class _Result:
 def submission_score(*, submission_id: int) -> Submission:
     """Score one submission. Idempotent: a finished submission is left as it is; a rerun rewrites the same rows.
 
-    Two short transactions around the parse: the first records "scoring" (and the attempt, so a file
-    that kills its worker is failed by the reaper instead of retried for ever), the second writes the
-    status, the score rows and the team's leaderboard rows at once. The phase, its test sets and the
-    files are read once; only the submission row is locked (``of``: never the shared phase row).
+    Two short transactions around the parse: the first (one conditional UPDATE) records "scoring" (and
+    the attempt, so a file that kills its worker is failed by the reaper instead of retried for ever),
+    the second writes the status, the score rows and the team's leaderboard rows at once. The phase, its
+    test sets and the files are read once; only the submission row is locked, never the shared phase row.
     """
-    with transaction.atomic():
-        submission = (
-            Submission.objects.select_for_update(of=("self",))
-            .select_related("phase__competition", "team")
-            .get(pk=submission_id)
-        )
-        if submission.status in TERMINAL:
-            return submission
-        now = timezone.now()
-        submission.status = Status.SCORING
-        submission.scoring_started_at = now
-        submission.attempts += 1
-        submission.lease_expires_at = now + dt.timedelta(seconds=settings.SCORING_TASK_TIME_LIMIT)
-        submission.save(update_fields=["status", "scoring_started_at", "attempts", "lease_expires_at"])
+    now = timezone.now()
+    # One conditional UPDATE (it takes the row lock for its own short transaction): unless finished,
+    # "scoring" and one more attempt; then the row as written, with its phase and team.
+    Submission.objects.filter(pk=submission_id).exclude(status__in=TERMINAL).update(
+        status=Status.SCORING,
+        scoring_started_at=now,
+        attempts=F("attempts") + 1,
+        lease_expires_at=now + dt.timedelta(seconds=settings.SCORING_TASK_TIME_LIMIT),
+    )
+    submission = Submission.objects.select_related("phase__competition", "team").get(pk=submission_id)
+    if submission.status in TERMINAL:
+        return submission
     try:
         results = _compute(submission)
     except SubmissionError as exc:
@@ -108,11 +107,11 @@ def _finish(submission: Submission, results: list[_Result] | None) -> Submission
 def _compute(submission: Submission) -> list[_Result] | None:
     """Scores per file, or None when a test set has no gold answers yet."""
     phase = submission.phase
-    # Re-parsed from the stored file on purpose: it is what the sha256 names (a few ms, see docs/operations.md).
-    parsed = submission_parse_stored(submission=submission)
+    # The labels validated at upload (stored with the file rows; the stored file parsed again without them).
+    parsed = submission_predictions(submission=submission)
     if phase.competition.task_format != DEFAULT_FORMAT:
         return _format_results(phase, parsed)
-    trained_on = dict(submission.files.values_list("subtask", "trained_on"))
+    trained_on = {f.subtask: f.trained_on for f in submission.files.all()}  # prefetched by the read above
     test_sets = {ts.subtask: ts for ts in phase.test_sets.all()}
     results = []
     for prediction_file in parsed.files:

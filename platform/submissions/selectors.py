@@ -5,7 +5,16 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet, prefetch_related_objects
 
 from competitions.selectors import phase_expected_ids
-from recam.submission import Limits, ParsedSubmission, parse_submission
+from recam.formats import DEFAULT_FORMAT
+from recam.submission import (
+    Limits,
+    ParsedSubmission,
+    PredictionFile,
+    choices_to_predictions,
+    ids_digest,
+    parse_submission,
+    sha256_hex,
+)
 from submissions.format_uploads import format_parse
 from submissions.models import Submission
 from submissions.queue import submission_queue_info
@@ -94,15 +103,57 @@ def submission_duplicate_of_other_team(*, submission: Submission) -> bool:
     )
 
 
-def submission_parse_stored(*, submission: Submission) -> ParsedSubmission:
-    """The stored file parsed again (it is what the sha256 names); the phase's test sets are prefetched.
+def submission_predictions(*, submission: Submission) -> ParsedSubmission:
+    """The upload's predictions as validated when it was received (stored with its file rows), so a file
+    is parsed once, in the upload's request. The stored file is still read and must hash to the recorded
+    sha256 (a score names exact bytes); it is parsed again (``submission_parse_stored``) where it does
+    not, where the rows hold no labels (CLOTH and SCDE uploads, rows written before they were stored),
+    or where the test set's ids are no longer those the labels were validated against.
+
+    The phase's test sets and the submission's files are prefetched (the caller reuses them).
+    """
+    phase = submission.phase
+    prefetch_related_objects([phase], "test_sets")
+    prefetch_related_objects([submission], "files")
+    files = list(submission.files.all())
+    data = _stored_bytes(submission)
+    if (
+        phase.competition.task_format == DEFAULT_FORMAT
+        and files
+        and all(f.choices for f in files)
+        and sha256_hex(data) == submission.sha256
+    ):
+        ids = {ts.subtask: ts.question_ids for ts in phase.test_sets.all()}
+        if all(f.subtask in ids and f.ids_sha256 == ids_digest(ids[f.subtask]) for f in files):
+            return ParsedSubmission(
+                sha256=submission.sha256,
+                files=tuple(
+                    PredictionFile(
+                        name=f.name,
+                        subtask=f.subtask,
+                        sha256=f.sha256,
+                        predictions=choices_to_predictions(f.choices, ids[f.subtask]),
+                    )
+                    for f in files
+                ),
+            )
+    return submission_parse_stored(submission=submission, data=data)
+
+
+def _stored_bytes(submission: Submission) -> bytes:
+    with submission.file.open("rb") as handle:
+        return handle.read()
+
+
+def submission_parse_stored(*, submission: Submission, data: bytes | None = None) -> ParsedSubmission:
+    """The stored file (or its ``data``, already read) parsed again; the phase's test sets are prefetched.
 
     Raises ``SubmissionError`` if the stored file does not parse (e.g. the test ids changed since).
     """
     phase = submission.phase
     prefetch_related_objects([phase], "test_sets")  # one query serves the ids and the gold look-up
-    with submission.file.open("rb") as handle:
-        data = handle.read()
+    if data is None:
+        data = _stored_bytes(submission)
     limits = Limits(max_bytes=max(settings.SUBMISSION_MAX_BYTES, len(data)))
     parsed = format_parse(phase=phase, filename=submission.original_filename, data=data, limits=limits)
     if parsed is not None:  # a CLOTH or SCDE competition (submissions.task_formats)

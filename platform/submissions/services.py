@@ -17,7 +17,15 @@ from competitions.models import GoldAnswers, Phase
 from competitions.selectors import phase_expected_ids
 from competitions.services import gold_load_file
 from recam.formats import DEFAULT_FORMAT
-from recam.submission import Limits, ParsedSubmission, Problem, SubmissionError, parse_submission
+from recam.submission import (
+    Limits,
+    ParsedSubmission,
+    Problem,
+    SubmissionError,
+    ids_digest,
+    parse_submission,
+    predictions_to_choices,
+)
 from submissions.format_uploads import format_parse
 from submissions.models import Score as ScoreRow
 from submissions.models import Submission, SubmissionFile, TeamPhaseQuota
@@ -85,8 +93,15 @@ def submission_create(
         upload_window_check(phase=phase, at=now)
     parsed = submission_validate(phase=phase, filename=filename, data=data, size=size)
     trained = {f.subtask: (trained_on or {}).get(f.subtask, f.subtask) for f in parsed.files}
+    # The validated labels are stored with the file rows, so scoring does not parse the upload again.
+    choices = {f.subtask: ("", "") for f in parsed.files}  # CLOTH, SCDE: scoring parses the file
     if phase.competition.task_format != DEFAULT_FORMAT:  # CLOTH, SCDE: one test set, no cross scores
         trained = {f.subtask: f.subtask for f in parsed.files}
+    else:
+        choices = {
+            f.subtask: (predictions_to_choices(f.predictions), ids_digest(f.predictions))
+            for f in parsed.files
+        }
     if any(value not in (1, 2) for value in trained.values()):
         raise ApplicationError("the trained-on subtask must be 1 or 2")
     submission = Submission(
@@ -107,10 +122,14 @@ def submission_create(
     submission.file.save(filename.replace("/", "_")[-80:], ContentFile(data), save=False)
     try:
         try:
-            files = _store(submission=submission, parsed=parsed, trained=trained, now=now, force=force)
+            files = _store(
+                submission=submission, parsed=parsed, trained=trained, choices=choices, now=now, force=force
+            )
         except _NoQuotaRow:  # the team's first upload in the phase: create the lock row, outside
             quota_row_ensure(team=team, phase=phase)
-            files = _store(submission=submission, parsed=parsed, trained=trained, now=now, force=force)
+            files = _store(
+                submission=submission, parsed=parsed, trained=trained, choices=choices, now=now, force=force
+            )
     except Exception:
         submission.file.delete(save=False)
         raise
@@ -149,6 +168,7 @@ def _store(
     submission: Submission,
     parsed: ParsedSubmission,
     trained: dict[int, int],
+    choices: dict[int, tuple[str, str]],
     now: dt.datetime,
     force: bool,
 ) -> list[SubmissionFile]:
@@ -169,6 +189,8 @@ def _store(
                 trained_on=trained[f.subtask],
                 sha256=f.sha256,
                 num_predictions=len(f.predictions),
+                choices=choices[f.subtask][0],
+                ids_sha256=choices[f.subtask][1],
             )
             for f in parsed.files
         )

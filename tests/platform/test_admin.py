@@ -67,3 +67,19 @@ def test_every_admin_list_renders(admin, scored, model):
     }
     app |= {"leaderboardentry": "leaderboards"}
     assert admin.get(reverse(f"admin:{app[model]}_{model}_changelist")).status_code == 200
+
+
+def test_the_labels_stored_for_scoring_are_neither_shown_nor_editable(admin, scored):
+    file_row = scored.files.first()
+    assert len(file_row.choices) == file_row.num_predictions  # stored at upload
+    pages = [
+        admin.get(reverse("admin:submissions_submission_change", args=[scored.pk])),
+        admin.get(reverse("admin:submissions_submissionfile_change", args=[file_row.pk])),
+    ]
+    for page in pages:
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert file_row.sha256 in html or file_row.name in html
+        assert "choices" not in html
+        assert "ids_sha256" not in html
+        assert file_row.choices[:40] not in html

@@ -84,6 +84,21 @@ def test_tampered_gold_file_is_refused(practice):
         gold_labels(test_set=test_set)
 
 
+def test_gold_changed_after_a_read_is_refused_though_the_process_keeps_what_it_read(practice):
+    test_set = practice.test_sets.get(subtask=1)
+    labels, digest = gold_labels(test_set=test_set)  # read, checked and kept by this process
+    assert gold_labels(test_set=test_set) == (labels, digest)
+    path = gold_path(gold=test_set.gold)
+    first_id, first_label = next(iter(labels.items()))
+    changed = path.read_bytes().replace(
+        f"{first_id},{first_label}".encode(), f"{first_id},{(first_label + 1) % 5}".encode(), 1
+    )
+    assert len(changed) == path.stat().st_size  # same size: only the content and the time differ
+    path.write_bytes(changed)
+    with pytest.raises(ValueError, match="differs from the recorded"):
+        gold_labels(test_set=test_set)
+
+
 def test_gold_csv_with_missing_ids_is_refused(competition, tmp_path):
     evaluation = competition.phases.get(kind="evaluation")
     ids = evaluation.test_sets.get(subtask=1).question_ids

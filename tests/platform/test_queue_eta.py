@@ -6,7 +6,12 @@ import pytest
 from django.utils import timezone
 
 from submissions.models import Submission
-from submissions.queue import median_seconds_scoring, queue_eta_seconds, submission_queue_info
+from submissions.queue import (
+    median_seconds_scoring,
+    queue_eta_seconds,
+    queue_medians_clear,
+    submission_queue_info,
+)
 from tests.platform.factories import PhaseFactory, TeamFactory, UserFactory, member
 
 Status = Submission.Status
@@ -65,6 +70,30 @@ def test_queue_info_estimates_from_recent_scoring_times(queued):
     Submission.objects.filter(pk=waiting[0].pk).update(status=Status.SCORED, finished_at=timezone.now())
     waiting[2].refresh_from_db()
     assert submission_queue_info(submission=waiting[2]).eta_seconds == 3.0  # one fewer ahead: first round
+
+
+def test_the_medians_are_reused_for_a_few_seconds_and_the_position_is_always_counted(
+    queued, settings, django_assert_num_queries
+):
+    _, team, waiting = queued
+    settings.RECAM_QUEUE_MEDIAN_SECONDS = 60
+    assert submission_queue_info(submission=waiting[3]).eta_seconds == 6.0
+    start = timezone.now() - dt.timedelta(minutes=1)  # two more scorings move the median to 4 s
+    for seconds in (4, 5):
+        _sub(
+            team,
+            waiting[0].phase,
+            Status.SCORED,
+            scoring_started_at=start,
+            finished_at=start + dt.timedelta(seconds=seconds),
+        )
+    with django_assert_num_queries(1):  # only the place in the queue
+        assert submission_queue_info(submission=waiting[3]).eta_seconds == 6.0
+    settings.RECAM_QUEUE_MEDIAN_SECONDS = 0  # kept no longer: read again
+    with django_assert_num_queries(3):
+        info = submission_queue_info(submission=waiting[3])
+    assert (info.median_seconds_scoring, info.eta_seconds) == (4.0, 8.0)
+    queue_medians_clear()
 
 
 def test_status_json_and_api_carry_the_queue(queued, client):

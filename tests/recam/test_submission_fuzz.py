@@ -81,3 +81,49 @@ def test_thousands_of_entries_are_refused():
     result = caught.value
     assert isinstance(result, SubmissionError)
     assert "2,000 entries" in str(result)
+
+
+def _answers(draw_ids, labels, newline, last_newline, leading_zeros):
+    lines = [
+        f"{'0' * zeros}{qid},{label}"
+        for qid, label, zeros in zip(draw_ids, labels, leading_zeros, strict=False)
+    ]
+    return (newline.join(lines) + (newline if last_newline else "")).encode()
+
+
+CLEAN_LIKE = st.builds(
+    _answers,
+    st.permutations(sorted(EXPECTED[1])).flatmap(
+        lambda ids: st.sampled_from([ids, ids[:-1], [*ids, ids[0]], [*ids, 99], ids])
+    ),
+    st.lists(st.sampled_from([*range(5)] * 8 + [5]), min_size=21, max_size=21),  # a label 5 now and then
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+    st.lists(st.sampled_from([0, 0, 0, 1, 2]), min_size=21, max_size=21),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(content=st.one_of(CLEAN_LIKE, CSV_BODY))
+def test_the_clean_file_fast_path_agrees_with_the_line_reader(content):
+    """Whatever the fast path accepts, the line-by-line reader accepts too, with the same predictions in
+    the same order; the files it declines (duplicates, unknown or missing ids, a label 5, ...) are left to
+    the reader, which still explains them."""
+    from recam.submission import _parse_clean, _parse_csv, _parse_csv_lines
+
+    expected = frozenset(EXPECTED[1])
+    fast = _parse_clean(content, expected, LIMITS)
+    lines = _parse_csv_lines(content, "subtask1.csv", expected, LIMITS)
+    if fast is not None:
+        assert lines == (fast, [])
+        assert list(fast.items()) == list(lines[0].items())
+    assert _parse_csv(content, "subtask1.csv", expected, LIMITS) == lines
+
+
+def test_the_fast_path_takes_a_clean_official_style_file():
+    from recam.submission import _parse_clean, format_predictions
+
+    body = format_predictions({qid: qid % 5 for qid in EXPECTED[1]}).encode()
+    assert _parse_clean(body, frozenset(EXPECTED[1]), LIMITS) == {qid: qid % 5 for qid in sorted(EXPECTED[1])}
+    assert _parse_clean(body.replace(b"\n", b"\r\n"), frozenset(EXPECTED[1]), LIMITS) is not None
+    assert _parse_clean(b"\xef\xbb\xbf" + body, frozenset(EXPECTED[1]), LIMITS) is None  # a BOM: explained
