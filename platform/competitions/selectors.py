@@ -56,10 +56,11 @@ def gold_labels(*, test_set: TestSet) -> tuple[dict[int, int], str] | None:
     if gold is None:
         return None
     path = gold_path(gold=gold)
-    # Read, checked and parsed once per process while the file stays the same (its recorded sha256, size
-    # and modification time): the scoring worker asks for it on every submission.
+    # Read, checked and parsed once per process while the file stays the same (its recorded sha256, inode,
+    # size, modification and change times: a file replaced by a rename has a new inode, one rewritten in
+    # place a new change time): the scoring worker asks for it on every submission.
     stat = path.stat()
-    version = (gold.sha256, stat.st_size, stat.st_mtime_ns)
+    version = (gold.sha256, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     known = _GOLD_READ.get(str(path))
     if known is not None and known[0] == version:
         return dict(known[1]), gold.sha256
@@ -77,4 +78,4 @@ def gold_labels(*, test_set: TestSet) -> tuple[dict[int, int], str] | None:
     return labels, digest
 
 
-_GOLD_READ: dict[str, tuple[tuple[str, int, int], dict[int, int]]] = {}  # path -> (version, labels)
+_GOLD_READ: dict[str, tuple[tuple, dict[int, int]]] = {}  # path -> (version, labels)
