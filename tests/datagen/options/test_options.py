@@ -240,3 +240,35 @@ def test_string_candidate_ids_are_renumbered_and_kept_as_source_id(wordnet, vect
     assert [q.id for q in read_questions(path)] == [0, 1]
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert [(r["source_id"], r["subtask"]) for r in records] == [("pair-9-1", "2"), ("pair-3-0", "2")]
+
+
+def test_recam_questions_become_candidates_with_their_gold(tmp_path, recam_data_dir):
+    from click.testing import CliRunner
+
+    from datagen.cli import main
+    from datagen.options.build import read_recam_candidates
+
+    dev = recam_data_dir / "training_data" / "Task_2_dev.jsonl"
+    questions = read_questions(dev, require_labels=True)[:3]
+    path = tmp_path / "dev3.jsonl"
+    write_questions(path, questions, with_ids=False)
+    candidates = read_recam_candidates(path, subtask="2")
+    assert [c.id for c in candidates] == [0, 1, 2]
+    assert [c.answer for c in candidates] == [q.answer.lower() for q in questions]
+    assert [(c.article, c.question, c.subtask) for c in candidates] == [
+        (q.article, q.question, "2") for q in questions
+    ]
+    unlabelled = tmp_path / "unlabelled.jsonl"
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[1])
+    del record["label"]
+    unlabelled.write_text("\n".join([lines[0], json.dumps(record), lines[2]]) + "\n")
+    with pytest.raises(ValueError, match=r"unlabelled\.jsonl: 1 record.*line 2"):
+        read_recam_candidates(unlabelled)
+    result = CliRunner().invoke(
+        main,
+        ["options", "--from-recam", "--candidates", str(unlabelled), "--output", str(tmp_path / "o.jsonl"),
+         "--ranker", "lm", "--no-gate"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "unlabelled.jsonl: 1 record(s) have no 'label' (first at line 2" in result.output
