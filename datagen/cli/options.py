@@ -226,6 +226,7 @@ def options(
         device=device,
         extra_train=tuple(str(Path(p).resolve()) for p in extra_train),
         extra_train_sha256=tuple(file_sha256(p) for p in extra_train),
+        from_recam=subtask if from_recam else None,
     )
     # absolute: the plan and the Celery tasks name it, and a worker runs in a directory of its own
     work = (Path(work_dir) if work_dir else _default_work_dir(plan)).resolve()
@@ -342,6 +343,8 @@ def _celery_scorer(*, lm_model: str | None, timeout: float | None):
 
 def _default_work_dir(plan: Plan) -> Path:
     key = {k: v for k, v in plan.__dict__.items() if k not in ("candidates", "device")}
+    if key["from_recam"] is None:  # the keys of plans written before --from-recam stay as they were
+        del key["from_recam"]
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
     return resources.models_dir() / "options" / digest
 

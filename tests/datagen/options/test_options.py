@@ -272,3 +272,18 @@ def test_recam_questions_become_candidates_with_their_gold(tmp_path, recam_data_
     )  # fmt: skip
     assert result.exit_code == 1
     assert "unlabelled.jsonl: 1 record(s) have no 'label' (first at line 2" in result.output
+
+
+def test_a_from_recam_plan_reads_its_candidates_as_recam(tmp_path, recam_data_dir):
+    from datagen.options.retrieval import Plan, plan_candidates, read_plan, write_plan
+
+    dev = recam_data_dir / "training_data" / "Task_1_dev.jsonl"
+    path = tmp_path / "dev4.jsonl"
+    write_questions(path, read_questions(dev, require_labels=True)[:4], with_ids=False)
+    plan = Plan(candidates=str(path), candidates_sha256="x", folds=2, seed=1, readers=("ga",), reader_settings={},
+                from_recam="2")  # fmt: skip
+    write_plan(work_dir=tmp_path / "w", plan=plan)
+    found = plan_candidates(read_plan(work_dir=tmp_path / "w"))
+    assert [(c.id, c.subtask) for c in found] == [(0, "2"), (1, "2"), (2, "2"), (3, "2")]
+    with pytest.raises(ValueError, match="field 'answer' must be a non-empty string"):
+        plan_candidates(Plan(**{**plan.__dict__, "from_recam": None}))
