@@ -122,6 +122,9 @@ def eval_cmd(
     for rank, row in enumerate(ranking, start=1):
         line = (f"{rank}. {row['set']}: mean DISTO {row['mean']:.3f} [{row['low']:.3f}, {row['high']:.3f}] "
                 f"({row['questions']} questions)")  # fmt: skip
+        if "minus_reference" in row:
+            d = row["minus_reference"]
+            line += f"; minus reference {d['mean']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]"
         if "own" in row:
             own = row["own"]
             line += (f"; word-frequency judge {100 * row['wordfreq_accuracy']:.1f}%; on its own "

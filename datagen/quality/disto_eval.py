@@ -168,8 +168,9 @@ def rank_on_reference(
 
     The reference file's own distractors are a row (``REFERENCE``), on the questions any file wrote.
     Each row: the mean DISTO score and interval on the common questions, the same on the file's own
-    questions (``own``), and the word-frequency judge's options-only accuracy on each; best first by
-    the common mean.
+    questions (``own``), and the word-frequency judge's options-only accuracy on each; each option
+    file's ``minus_reference``: the mean per-question difference from the reference's score on the
+    same questions with a paired bootstrap interval. Best first by the common mean.
     """
     by_id = {q.id: q for q in reference}
     for name, questions in sets.items():
@@ -178,17 +179,13 @@ def rank_on_reference(
     common = sorted(set.intersection(*written)) if written else []
     if len(common) < 2:
         raise ValueError(f"the option files have {len(common)} question(s) in common: too few to rank")
-    union = sorted(set.union(*written))
-    rows = []
+    union, shared = sorted(set.union(*written)), set(common)
+    rows, per_question = [], {}
     for name, questions in {**sets, REFERENCE: [by_id[i] for i in union]}.items():
-        table = dict(
-            zip(
-                (q.id for q in questions),
-                score_options(model=model, encoder=encoder, questions=questions),
-                strict=True,
-            )
-        )
-        keep = [q for q in questions if q.id in set(common)]
+        scores = score_options(model=model, encoder=encoder, questions=questions)
+        table = dict(zip((q.id for q in questions), scores, strict=True))
+        keep = [q for q in questions if q.id in shared]
+        per_question[name] = np.array([np.mean([s for s in table[q.id] if s is not None]) for q in keep])
         rows.append({
             "set": name,
             **set_summary(table=[table[q.id] for q in keep], seed=seed, resamples=resamples),
@@ -196,7 +193,24 @@ def rank_on_reference(
             "own": {**set_summary(table=list(table.values()), seed=seed, resamples=resamples),
                     "wordfreq_accuracy": wordfreq_accuracy(questions)},
         })  # fmt: skip
+    for row in rows:  # paired: the same questions, so each question's context cancels out
+        if row["set"] != REFERENCE:
+            row["minus_reference"] = paired_difference(
+                per_question[row["set"]] - per_question[REFERENCE], seed=seed, resamples=resamples
+            )
     return {"common_ids": common, "ranking": sorted(rows, key=lambda r: -r["mean"])}
+
+
+def paired_difference(differences: np.ndarray, *, seed: int = 0, resamples=RESAMPLES) -> dict:
+    """Mean of per-question differences and its percentile bootstrap interval over questions."""
+    from scipy.stats import bootstrap
+
+    ci = bootstrap(
+        (differences,), np.mean, n_resamples=resamples, confidence_level=LEVEL, method="percentile",
+        random_state=np.random.default_rng(seed),
+    )  # fmt: skip
+    low, high = ci.confidence_interval
+    return {"mean": float(differences.mean()), "low": float(low), "high": float(high)}
 
 
 def wordfreq_options(*, questions: Sequence[Question], vocabulary: Sequence[str]) -> list[Question]:

@@ -256,6 +256,11 @@ def test_generators_are_ranked_on_the_questions_all_of_them_wrote(wordnet):
     assert rows["reference"]["mean"] == pytest.approx(expected)
     assert rows["colours"]["mean"] == pytest.approx(expected)  # the same questions and options
     assert rows["fillers"]["mean"] < rows["colours"]["mean"]
+    assert rows["colours"]["minus_reference"]["mean"] == pytest.approx(0.0)  # the reference's own options
+    fillers = rows["fillers"]["minus_reference"]
+    assert fillers["mean"] == pytest.approx(rows["fillers"]["mean"] - rows["reference"]["mean"])
+    assert fillers["low"] <= fillers["mean"] <= fillers["high"] < 0
+    assert "minus_reference" not in rows["reference"]
     assert rows["fillers"]["wordfreq_accuracy"] == wordfreq_accuracy([q for q in bad if q.id in (2, 3, 4, 5)])
     other_gold = [Question(0, reference[0].article, reference[0].question, ("a", "b", "c", "d", "e"), 0)]
     with pytest.raises(ValueError, match="gold 'a'"):
