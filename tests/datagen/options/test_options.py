@@ -287,3 +287,28 @@ def test_a_from_recam_plan_reads_its_candidates_as_recam(tmp_path, recam_data_di
     assert [(c.id, c.subtask) for c in found] == [(0, "2"), (1, "2"), (2, "2"), (3, "2")]
     with pytest.raises(ValueError, match="field 'answer' must be a non-empty string"):
         plan_candidates(Plan(**{**plan.__dict__, "from_recam": None}))
+
+
+def test_a_limited_run_loads_the_vectors_of_the_whole_files_words(tmp_path, monkeypatch):
+    import lexicon.vectors
+    from datagen.options.finish import finish
+    from datagen.options.retrieval import Plan, write_plan
+
+    candidates = [Candidate(id=i, article=f"story {w} here", question="a @placeholder law", answer=w)
+                  for i, w in enumerate(["legislative", "parliamentary", "future"])]  # fmt: skip
+    write_plan(work_dir=tmp_path, plan=Plan(candidates="c", candidates_sha256="x", folds=2, seed=1,
+                                            readers=("ga",), reader_settings={}))  # fmt: skip
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def load_vectors(path, *, vocabulary):
+        seen.append(set(vocabulary))
+        raise Stop
+
+    monkeypatch.setattr(lexicon.vectors, "load_vectors", load_vectors)
+    with pytest.raises(Stop):
+        finish(work=tmp_path, groups={"1": candidates}, candidates=candidates, readers=("ga",),
+               output=tmp_path / "o.jsonl", ranker="lm", limit=1)  # fmt: skip
+    assert {"legislative", "parliamentary", "future"} <= seen[0]
