@@ -6,7 +6,7 @@ queue=settings.CELERY_GPU_QUEUE or settings.CELERY_CPU_QUEUE)``. The input, outp
 must be on storage the worker shares. The task reports progress as Celery state ``PROGRESS`` with
 ``{"done", "total"}`` (questions scored, with and without the article) and returns the dataset
 figures; the full per-question report is the JSON file (schema: docs/reference/quality-report.md). A rerun resumes
-from the score cache.
+from the score cache. ``disto_model`` (e.g. ``settings.DISTO_MODEL``) adds each option's DISTO score.
 """
 
 from django.conf import settings
@@ -35,6 +35,7 @@ def quality_report(
     model_path: str | None = None,
     cache_dir: str | None = None,
     article_tokens: int = 400,
+    disto_model: str | None = None,
 ) -> dict:
     """Bad input raises ValueError naming the file and line: a terminal failure, no retry."""
 
@@ -43,7 +44,7 @@ def quality_report(
 
     report = quality_with_lm(
         input_path=input_path, output_path=output_path, model_path=model_path, article_tokens=article_tokens,
-        cache_dir=cache_dir, progress=progress,
+        cache_dir=cache_dir, progress=progress, disto_model=disto_model,
     )  # fmt: skip
     return {
         **{key: report[key] for key in SUMMARY_KEYS},

@@ -72,37 +72,88 @@ def train_cmd(train_paths, output_dir, seed, encoder, device, threads):
 @click.option("--model", "model_dir", required=True, type=DIR)
 @click.option("--dev", "dev_paths", multiple=True, type=FILE, help="Held-out labelled files for the AUC.")
 @click.option("--options", "option_paths", multiple=True, type=FILE, help="Option files to rank.")
+@click.option(
+    "--reference",
+    "reference_path",
+    type=FILE,
+    help="Labelled ReCAM file the OPTIONS files were generated from (datagen options --from-recam): rank them "
+    "on the questions all of them wrote, matched by id, with this file's own distractors as a row.",
+)
 @click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=10))
 @click.option("--output", "output_path", type=NEW_FILE, help="Write the figures as JSON too.")
 @SEED
 @ENCODER
 @DEVICE
 @THREADS
-def eval_cmd(model_dir, dev_paths, option_paths, resamples, output_path, seed, encoder, device, threads):
+def eval_cmd(
+    model_dir, dev_paths, option_paths, reference_path, resamples, output_path, seed, encoder, device, threads
+):
     """AUC of real vs sampled distractors per DEV file; mean score of each OPTIONS file's distractors."""
     from datagen.quality.disto import load_model
-    from datagen.quality.disto_eval import evaluate, rank_sets
+    from datagen.quality.disto_eval import evaluate, rank_on_reference, rank_sets
     from lexicon.resources import wordnet
 
     if not dev_paths and not option_paths:
         raise click.UsageError("give --dev and/or --options files")
+    if reference_path and not option_paths:
+        raise click.UsageError("--reference ranks --options files: give at least one")
     dev, options = _load(dev_paths), _load(option_paths)
+    reference = _load([reference_path])[str(reference_path)] if reference_path else None
     enc = _encoder(encoder, device, threads)
     with user_errors():
         model = load_model(model_dir, encoder=enc)
         aucs = {p: evaluate(model=model, encoder=enc, questions=qs, wordnet=wordnet(), seed=seed, resamples=resamples)
                 for p, qs in dev.items()}  # fmt: skip
-        ranking = rank_sets(model=model, encoder=enc, sets=options, seed=seed, resamples=resamples)
+        if reference is None:
+            ranking = rank_sets(model=model, encoder=enc, sets=options, seed=seed, resamples=resamples)
+        else:
+            found = rank_on_reference(model=model, encoder=enc, sets=options, reference=reference, seed=seed,
+                                      resamples=resamples)  # fmt: skip
+            ranking = found["ranking"]
     for path, result in aucs.items():
         click.echo(f"{path} ({result['questions']} questions): real distractors vs sampled negatives")
         for kind, a in result.items():
             if kind != "questions":
                 click.echo(f"  {kind:15s} AUC {a['auc']:.3f} [{a['low']:.3f}, {a['high']:.3f}]  n={a['n']}")
+    if reference is not None and ranking:
+        click.echo(
+            f"on the {ranking[0]['questions']} questions every options file wrote ({reference_path}: reference)"
+        )
     for rank, row in enumerate(ranking, start=1):
-        click.echo(f"{rank}. {row['set']}: mean DISTO {row['mean']:.3f} [{row['low']:.3f}, {row['high']:.3f}] "
-                   f"({row['questions']} questions)")  # fmt: skip
+        line = (f"{rank}. {row['set']}: mean DISTO {row['mean']:.3f} [{row['low']:.3f}, {row['high']:.3f}] "
+                f"({row['questions']} questions)")  # fmt: skip
+        if "minus_reference" in row:
+            d = row["minus_reference"]
+            line += f"; minus reference {d['mean']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]"
+        if "own" in row:
+            own = row["own"]
+            line += (f"; word-frequency judge {100 * row['wordfreq_accuracy']:.1f}%; on its own "
+                     f"{own['questions']}: {own['mean']:.3f} [{own['low']:.3f}, {own['high']:.3f}]")  # fmt: skip
+        click.echo(line)
     if output_path:
-        write_atomic(path=output_path, text=json.dumps({"auc": aucs, "ranking": ranking}, indent=1) + "\n")
+        figures = {"auc": aucs, "ranking": ranking}
+        if reference is not None:
+            figures["reference"] = {"path": str(reference_path), "common_ids": found["common_ids"]}
+        write_atomic(path=output_path, text=json.dumps(figures, indent=1) + "\n")
+
+
+@disto.command("wordfreq-options")
+@click.option("--input", "input_path", required=True, type=FILE, help="Labelled ReCAM jsonl.")
+@click.option("--output", "output_path", required=True, type=NEW_FILE)
+@click.option(
+    "--limit", type=click.IntRange(min=1), help="The first N questions (vocabulary: the whole file's)."
+)
+def wordfreq_options_cmd(input_path, output_path, limit):
+    """The word-frequency generator: each question's gold and the 4 most frequent option words of INPUT."""
+    from datagen.quality.disto_eval import wordfreq_options
+    from datagen.quality.distractor_bench import vocabulary
+    from recam.records import write_questions
+
+    questions = _load([input_path])[str(input_path)]
+    with user_errors():
+        out = wordfreq_options(questions=questions[:limit], vocabulary=vocabulary(questions))
+    write_questions(output_path, out)
+    click.echo(f"{len(out)} questions -> {output_path}")
 
 
 @disto.command("score")

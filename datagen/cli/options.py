@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from datagen.options.build import read_candidates
+from datagen.options.build import read_candidates, read_recam_candidates
 from datagen.options.finish import RANKERS, finish
 from datagen.options.gate import MIN_GOLD_RANK
 from datagen.options.lm_words import WINDOW
@@ -141,6 +141,19 @@ def _window(value: str | int | None) -> int | None:
     "one question's answer is in another on the same article is refused either way.",
 )
 @click.option(
+    "--from-recam",
+    is_flag=True,
+    help="CANDIDATES is labelled ReCAM jsonl (e.g. a dev file): each question's article, question and gold "
+    "become a candidate, its options are dropped (to rank generators on the questions ReCAM's distractors answer).",
+)
+@click.option(
+    "--subtask",
+    default="1",
+    show_default=True,
+    type=click.Choice(["1", "2"]),
+    help="With --from-recam: the subtask the questions are written under.",
+)
+@click.option(
     "--limit",
     type=click.IntRange(min=1),
     help="Questions for the first N candidates only (readers still trained on every fold; LM vocabulary of the whole file).",
@@ -173,6 +186,8 @@ def options(
     lm_window=WINDOW,
     gate_version=5,
     per_summary="one",
+    from_recam=False,
+    subtask="1",
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
     started = (time.monotonic(), time.process_time())
@@ -184,7 +199,10 @@ def options(
         )
     second_lm = _second_lm(gate_lm2) if gate else None
     try:
-        candidates = read_candidates(candidates_path)
+        if from_recam:
+            candidates = read_recam_candidates(candidates_path, subtask=subtask)
+        else:
+            candidates = read_candidates(candidates_path)
         for path in extra_train:
             check_labelled(path)
     except ValueError as exc:
@@ -208,6 +226,7 @@ def options(
         device=device,
         extra_train=tuple(str(Path(p).resolve()) for p in extra_train),
         extra_train_sha256=tuple(file_sha256(p) for p in extra_train),
+        from_recam=subtask if from_recam else None,
     )
     # absolute: the plan and the Celery tasks name it, and a worker runs in a directory of its own
     work = (Path(work_dir) if work_dir else _default_work_dir(plan)).resolve()
@@ -324,6 +343,8 @@ def _celery_scorer(*, lm_model: str | None, timeout: float | None):
 
 def _default_work_dir(plan: Plan) -> Path:
     key = {k: v for k, v in plan.__dict__.items() if k not in ("candidates", "device")}
+    if key["from_recam"] is None:  # the keys of plans written before --from-recam stay as they were
+        del key["from_recam"]
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
     return resources.models_dir() / "options" / digest
 

@@ -62,6 +62,22 @@ def read_candidates(path: str | Path) -> list[Candidate]:
     return candidates
 
 
+def read_recam_candidates(path: str | Path, *, subtask: str = "1") -> list[Candidate]:
+    """Labelled ReCAM jsonl as candidates (``datagen options --from-recam``): each question keeps its id,
+    article, question and gold (the answer); its options are dropped, so a generator can be run on the
+    same held-out questions as ReCAM's own distractors. Raises ValueError naming ``file:line`` on a
+    malformed record or a missing label."""
+    from recam.records import read_questions
+
+    questions = read_questions(path, require_labels=True)
+    if not questions:
+        raise ValueError(f"{path}: no questions")
+    return [
+        Candidate(id=q.id, article=q.article, question=q.question, answer=normal(q.answer), subtask=subtask)
+        for q in questions
+    ]
+
+
 def _candidate_from_json(record: object, *, where: str, default_id: int) -> Candidate:
     if not isinstance(record, dict):
         raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")

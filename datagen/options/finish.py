@@ -106,9 +106,10 @@ def finish(
         rankings = {s: {r: {q: v for q, v in by_q.items() if q in keep} for r, by_q in rankings[s].items()}
                     for s in groups}  # fmt: skip
     pools = reader_pools(rankings=rankings, readers=readers) if use_readers else {}
-    vectors = load_vectors(
-        Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(candidates)
-    )
+    # the whole file's words, as in a run without --limit: a pool word from another candidate keeps its
+    # vector, so the similarity filter (and the LM's word lists) do not depend on the limit
+    everyone = [c for group in vocabulary_groups.values() for c in group]
+    vectors = load_vectors(Path(plan.vectors) if plan.vectors else None, vocabulary=text_vocabulary(everyone))
     why = None
     if ranker == "readers" and not gated:
         built = build_dataset(

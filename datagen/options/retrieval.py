@@ -208,6 +208,16 @@ class Plan:
     device: str | None = None
     extra_train: tuple[str, ...] = ()  # labelled ReCAM files added to every fold's training (--extra-train)
     extra_train_sha256: tuple[str, ...] = ()
+    from_recam: str | None = None  # the subtask when ``candidates`` is labelled ReCAM jsonl (--from-recam)
+
+
+def plan_candidates(plan: Plan) -> list[Candidate]:
+    """The plan's candidates, read as the run read them (a candidates file, or ReCAM jsonl)."""
+    from datagen.options.build import read_candidates, read_recam_candidates
+
+    if plan.from_recam is not None:
+        return read_recam_candidates(plan.candidates, subtask=plan.from_recam)
+    return read_candidates(plan.candidates)
 
 
 def write_plan(*, work_dir: Path, plan: Plan) -> Path:
@@ -255,13 +265,13 @@ def text_vocabulary(candidates: Sequence[Candidate]) -> set[str]:
 
 def run_planned_fold(*, work_dir: Path, subtask: str, reader: str, fold: int, progress: bool = False) -> dict:
     """Run one fold from the work dir's plan (what a Celery worker does); returns a small summary."""
-    from datagen.options.build import assign_folds, read_candidates
+    from datagen.options.build import assign_folds
     from lexicon.vectors import load_vectors
 
     plan = read_plan(work_dir=work_dir)
     if file_sha256(plan.candidates) != plan.candidates_sha256:
         raise ValueError(f"{plan.candidates} changed since the plan in {work_dir} was written")
-    group = by_subtask(read_candidates(plan.candidates)).get(subtask)
+    group = by_subtask(plan_candidates(plan)).get(subtask)
     if not group:
         raise ValueError(f"{plan.candidates}: no candidates of subtask {subtask!r}")
     folds = assign_folds(candidates=group, folds=plan.folds, seed=plan.seed)

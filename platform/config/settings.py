@@ -173,6 +173,9 @@ XSUM_PATH = env.str(
     "XSUM_PATH", default=str(BASE_DIR.parent / "shared" / "data" / "xsum" / "xsum_test_1k.jsonl")
 )
 CONSOLE_GENERATION_TASK = "console.generate_dataset"
+# A DISTO model directory (python -m datagen disto train): the console's quality view shows each
+# distractor's DISTO score from the quality report when it is set; empty: no DISTO column, a note.
+DISTO_MODEL = env.str("DISTO_MODEL", default="")
 
 # --- ReCAM ---------------------------------------------------------------------------------------
 RECAM_DATA_DIR = Path(env.str("RECAM_DATA_DIR", default=str(BASE_DIR / "data" / "recam")))

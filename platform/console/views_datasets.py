@@ -1,6 +1,7 @@
 """Console pages for datasets: upload or pick XSum pairs, start a generation job on the workers, follow
 it live, cancel / resume, read the funnel, Tables 3-5 and the quality report, load it into a phase."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import JsonResponse
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_POST
 from competitions.errors import ApplicationError
 from console import generation
 from console.forms import GenerationForm, LoadIntoPhaseForm, PairsUploadForm
-from console.job_outcome import funnel_rows, job_outcome, report_html
+from console.job_outcome import funnel_rows, job_outcome, quality_options, report_html
 from console.models import GenerationJob
 
 MAX_PAIRS_BYTES = 500 * 1024 * 1024
@@ -65,6 +66,7 @@ def job_page(request, pk: int):
         "funnel": funnel_rows(funnel=(outputs["funnel"] or {}).get("funnel", {})),
         "report_html": report_html(markdown=outputs["report_md"]) if outputs["report_md"] else "",
         "outcome": job_outcome(job=job, outputs=outputs),
+        "quality_options": quality_options(quality=outputs["quality"], disto_model=settings.DISTO_MODEL),
         "folder": generation.job_dir(job=job),
         "load_form": LoadIntoPhaseForm(initial=initial),
     }

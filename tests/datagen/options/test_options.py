@@ -240,3 +240,75 @@ def test_string_candidate_ids_are_renumbered_and_kept_as_source_id(wordnet, vect
     assert [q.id for q in read_questions(path)] == [0, 1]
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert [(r["source_id"], r["subtask"]) for r in records] == [("pair-9-1", "2"), ("pair-3-0", "2")]
+
+
+def test_recam_questions_become_candidates_with_their_gold(tmp_path, recam_data_dir):
+    from click.testing import CliRunner
+
+    from datagen.cli import main
+    from datagen.options.build import read_recam_candidates
+
+    dev = recam_data_dir / "training_data" / "Task_2_dev.jsonl"
+    questions = read_questions(dev, require_labels=True)[:3]
+    path = tmp_path / "dev3.jsonl"
+    write_questions(path, questions, with_ids=False)
+    candidates = read_recam_candidates(path, subtask="2")
+    assert [c.id for c in candidates] == [0, 1, 2]
+    assert [c.answer for c in candidates] == [q.answer.lower() for q in questions]
+    assert [(c.article, c.question, c.subtask) for c in candidates] == [
+        (q.article, q.question, "2") for q in questions
+    ]
+    unlabelled = tmp_path / "unlabelled.jsonl"
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[1])
+    del record["label"]
+    unlabelled.write_text("\n".join([lines[0], json.dumps(record), lines[2]]) + "\n")
+    with pytest.raises(ValueError, match=r"unlabelled\.jsonl: 1 record.*line 2"):
+        read_recam_candidates(unlabelled)
+    result = CliRunner().invoke(
+        main,
+        ["options", "--from-recam", "--candidates", str(unlabelled), "--output", str(tmp_path / "o.jsonl"),
+         "--ranker", "lm", "--no-gate"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "unlabelled.jsonl: 1 record(s) have no 'label' (first at line 2" in result.output
+
+
+def test_a_from_recam_plan_reads_its_candidates_as_recam(tmp_path, recam_data_dir):
+    from datagen.options.retrieval import Plan, plan_candidates, read_plan, write_plan
+
+    dev = recam_data_dir / "training_data" / "Task_1_dev.jsonl"
+    path = tmp_path / "dev4.jsonl"
+    write_questions(path, read_questions(dev, require_labels=True)[:4], with_ids=False)
+    plan = Plan(candidates=str(path), candidates_sha256="x", folds=2, seed=1, readers=("ga",), reader_settings={},
+                from_recam="2")  # fmt: skip
+    write_plan(work_dir=tmp_path / "w", plan=plan)
+    found = plan_candidates(read_plan(work_dir=tmp_path / "w"))
+    assert [(c.id, c.subtask) for c in found] == [(0, "2"), (1, "2"), (2, "2"), (3, "2")]
+    with pytest.raises(ValueError, match="field 'answer' must be a non-empty string"):
+        plan_candidates(Plan(**{**plan.__dict__, "from_recam": None}))
+
+
+def test_a_limited_run_loads_the_vectors_of_the_whole_files_words(tmp_path, monkeypatch):
+    import lexicon.vectors
+    from datagen.options.finish import finish
+    from datagen.options.retrieval import Plan, write_plan
+
+    candidates = [Candidate(id=i, article=f"story {w} here", question="a @placeholder law", answer=w)
+                  for i, w in enumerate(["legislative", "parliamentary", "future"])]  # fmt: skip
+    write_plan(work_dir=tmp_path, plan=Plan(candidates="c", candidates_sha256="x", folds=2, seed=1,
+                                            readers=("ga",), reader_settings={}))  # fmt: skip
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def load_vectors(path, *, vocabulary):
+        seen.append(set(vocabulary))
+        raise Stop
+
+    monkeypatch.setattr(lexicon.vectors, "load_vectors", load_vectors)
+    with pytest.raises(Stop):
+        finish(work=tmp_path, groups={"1": candidates}, candidates=candidates, readers=("ga",),
+               output=tmp_path / "o.jsonl", ranker="lm", limit=1)  # fmt: skip
+    assert {"legislative", "parliamentary", "future"} <= seen[0]

@@ -10,7 +10,15 @@ from click.testing import CliRunner
 
 from datagen.cli import main
 from datagen.quality import disto
-from datagen.quality.disto_eval import auc_interval, evaluate, rank_sets, score_options
+from datagen.quality.disto_eval import (
+    auc_interval,
+    evaluate,
+    rank_on_reference,
+    rank_sets,
+    score_options,
+    wordfreq_accuracy,
+    wordfreq_options,
+)
 from datagen.quality.report import build_report
 from datagen.quality.run import markdown
 from recam.records import Question, iter_questions
@@ -225,3 +233,55 @@ def test_run_quality_passes_the_disto_scores_into_both_report_files(tmp_path):
     assert report["disto"]["mean_distractor_score"] == 0.5
     assert json.loads((tmp_path / "r.json").read_text())["questions"][0]["disto"][questions[0].label] is None
     assert "| mean DISTO score of the distractors | 0.500 |" in (tmp_path / "r.md").read_text()
+
+
+def test_generators_are_ranked_on_the_questions_all_of_them_wrote(wordnet):
+    model, _ = disto.train(questions=toy(60, seed=1), files={}, encoder=HashEncoder(), wordnet=wordnet)
+    reference = toy(8, seed=9)
+    bad = [Question(q.id, q.article, q.question, tuple(q.answer if j == q.label else f"gorf{j}" for j in range(5)),
+                    q.label) for q in reference]  # fmt: skip
+    sets = {"colours": reference[:6], "fillers": bad[2:]}  # ids 0-5 and 2-7: 2-5 in common
+    found = rank_on_reference(
+        model=model, encoder=HashEncoder(), sets=sets, reference=reference, resamples=50
+    )
+    assert found["common_ids"] == [2, 3, 4, 5]
+    rows = {r["set"]: r for r in found["ranking"]}
+    assert set(rows) == {"colours", "fillers", "reference"}
+    assert [r["questions"] for r in found["ranking"]] == [4, 4, 4]
+    assert (rows["colours"]["own"]["questions"], rows["fillers"]["own"]["questions"]) == (6, 6)
+    assert rows["reference"]["own"]["questions"] == 8  # every question some file wrote
+    common = [q for q in reference if q.id in (2, 3, 4, 5)]
+    table = score_options(model=model, encoder=HashEncoder(), questions=common)
+    expected = np.mean([np.mean([s for s in row if s is not None]) for row in table])
+    assert rows["reference"]["mean"] == pytest.approx(expected)
+    assert rows["colours"]["mean"] == pytest.approx(expected)  # the same questions and options
+    assert rows["fillers"]["mean"] < rows["colours"]["mean"]
+    assert rows["colours"]["minus_reference"]["mean"] == pytest.approx(0.0)  # the reference's own options
+    fillers = rows["fillers"]["minus_reference"]
+    assert fillers["mean"] == pytest.approx(rows["fillers"]["mean"] - rows["reference"]["mean"])
+    assert fillers["low"] <= fillers["mean"] <= fillers["high"] < 0
+    assert "minus_reference" not in rows["reference"]
+    assert rows["fillers"]["wordfreq_accuracy"] == wordfreq_accuracy([q for q in bad if q.id in (2, 3, 4, 5)])
+    other_gold = [Question(0, reference[0].article, reference[0].question, ("a", "b", "c", "d", "e"), 0)]
+    with pytest.raises(ValueError, match="gold 'a'"):
+        rank_on_reference(
+            model=model, encoder=HashEncoder(), sets={"x.jsonl": other_gold}, reference=reference
+        )
+    with pytest.raises(ValueError, match=r"x\.jsonl: question id 99 is not in the reference"):
+        rank_on_reference(model=model, encoder=HashEncoder(), sets={"x.jsonl": [Question(99, "a", "b @placeholder",
+                          ("a", "b", "c", "d", "e"), 0)]}, reference=reference)  # fmt: skip
+
+
+def test_the_word_frequency_generator_keeps_the_gold_and_adds_the_commonest_words():
+    questions = [Question(0, "art", "q @placeholder", ("zebra", "the", "walrus", "yak", "gnu"), 0),
+                 Question(1, "art", "q @placeholder", ("ox", "of", "the", "gnu", "and"), 2)]  # fmt: skip
+    vocabulary = ["and", "gnu", "of", "ox", "the", "walrus", "yak", "zebra"]
+    out = wordfreq_options(questions=questions, vocabulary=vocabulary)
+    assert [q.options for q in out] == [
+        ("zebra", "the", "and", "of", "ox"),
+        ("and", "of", "the", "ox", "zebra"),
+    ]
+    assert [q.label for q in out] == [0, 2]
+    assert wordfreq_accuracy(out) == 0.5  # "the" is the commonest option of the second question
+    with pytest.raises(ValueError, match="the vocabulary has 2 word"):
+        wordfreq_options(questions=questions[:1], vocabulary=["zebra", "the", "of"])
