@@ -18,7 +18,12 @@ from datagen.options.inflection import inflect_like
 from datagen.options.validity import _gold_synsets, form_problem
 
 GATE_VERSION_CONTRAST = "gate-6"
-T_OPEN = math.log(3)  # rule T2: the gold's options-only lead over a contrast word, at most (nats, each LM)
+T_FLOOR = math.log(3)  # rule T2 as first stated; the floor of each LM's threshold
+# rule T2: per LM, the gold's options-only lead over a contrast word, at most (nats): the median of the
+# gold's lead over ReCAM's own distractors, first 200 questions of the Subtask 2 trial file, the gate's
+# window scoring (:func:`trial_leads`; docs/explanation/validity.md, "Measured"), at least T_FLOOR
+TRIAL_MEDIAN = {"lm": 9.3285, "lm2": 12.0063}  # 800 pairs each, 2026-11-26
+T_OPEN = {name: max(T_FLOOR, value or 0.0) for name, value in TRIAL_MEDIAN.items()}
 U_MARGIN = math.log(2)  # rule U: the gold's with-article lead over every distractor, at least (nats, Gemma)
 MIN_CONTRAST = 2  # rules T and D: contrast words a target needs, and distractors that must be contrast words
 SECOND_POOL = 12  # the second LM's admissible pool words per question (besides the gold and contrasts)
@@ -65,16 +70,38 @@ def contrast_forms(*, gold: str, tag: str | None, article: str, wordnet) -> list
 
 
 def open_contrasts(
-    *, gold: str, contrast: Sequence[str], options_only: Sequence[Mapping[str, float]]
+    *, gold: str, contrast: Sequence[str], options_only: Mapping[str, Mapping[str, float]]
 ) -> list[str]:
-    """Rule T2: the contrast words every LM scored whose options-only deficit to the gold is at most T_OPEN."""
+    """Rule T2: the contrast words every LM (``{"lm": scores, "lm2": scores}``, either may be absent) scored
+    whose options-only deficit to the gold is at most that LM's T_OPEN."""
     return [
         c
         for c in contrast
         if all(
-            c in scores and gold in scores and scores[gold] - scores[c] <= T_OPEN for scores in options_only
+            c in scores and gold in scores and scores[gold] - scores[c] <= T_OPEN[name]
+            for name, scores in options_only.items()
         )
     ]
+
+
+def trial_leads(*, questions, lm, window: int) -> dict:
+    """Rule T2's threshold: the gold's options-only lead over each of ReCAM's own distractors (``questions``,
+    labelled), scored as the gate scores words (no article, the blank and ``window`` words after it)."""
+    from datagen.options.lm_words import score_blank
+
+    leads = []
+    for q in questions:
+        words = list(q.options)
+        found = score_blank(
+            lm, article="", question=q.question, words=words, must=words, top=0, window=window
+        )
+        off = found.options_only
+        leads += [off[q.answer] - off[w] for w in words if w != q.answer and w in off and q.answer in off]
+    return {
+        "questions": len(questions),
+        "pairs": len(leads),
+        **{f"p{p}": float(np.percentile(leads, p)) for p in (10, 25, 50, 75, 90)},
+    }
 
 
 def gate_contrast(
@@ -97,7 +124,7 @@ def gate_contrast(
     with_article = second["article"]
     if gold not in with_article or any(gold not in scores for scores in off.values()):
         return None, "gate-second-unscored"
-    fitting = open_contrasts(gold=gold, contrast=contrast, options_only=list(off.values()))
+    fitting = open_contrasts(gold=gold, contrast=contrast, options_only=off)
     if len(fitting) < MIN_CONTRAST:
         return None, "target-contrast-not-open"
 
@@ -162,7 +189,7 @@ def second_short_list(
     with the article first, each side closest to the gold without the article."""
     if gold not in options_only or gold not in article:
         return None
-    if len(open_contrasts(gold=gold, contrast=contrast, options_only=[options_only])) < MIN_CONTRAST:
+    if len(open_contrasts(gold=gold, contrast=contrast, options_only={"lm": options_only})) < MIN_CONTRAST:
         return None
     taken = set(contrast) | {gold}
     others = [w for w in pool if w not in taken and w in options_only and w in article]

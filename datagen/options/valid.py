@@ -264,7 +264,7 @@ def _one_contrast(*, candidate, pools, contrast, nlp, wordnet, vectors, seed, sc
     gold = candidate.answer
     article, options_only, second = scorer(candidate, [gold, *contrast, *words])
     if not second or gold not in second.get("article", {}):
-        fits = open_contrasts(gold=gold, contrast=contrast, options_only=[options_only])
+        fits = open_contrasts(gold=gold, contrast=contrast, options_only={"lm": options_only})
         result.drops["target-contrast-not-open" if len(fits) < MIN_CONTRAST else "gate-second-unscored"] += 1
         return None
     prior = {w: word_logfreq(w) for w in [gold, *contrast, *words]}

@@ -7,6 +7,7 @@ import pytest
 from datagen.options.build import Candidate
 from datagen.options.contrast import (
     T_OPEN,
+    TRIAL_MEDIAN,
     U_MARGIN,
     contrast_forms,
     contrast_lemmas,
@@ -26,8 +27,10 @@ def wordnet():
 
 
 def test_thresholds_are_the_stated_ones():
-    assert pytest.approx(math.log(3)) == T_OPEN
     assert pytest.approx(math.log(2)) == U_MARGIN
+    assert set(T_OPEN) == {"lm", "lm2"}
+    for name, value in T_OPEN.items():  # the trial file's median, at least ln 3
+        assert value == pytest.approx(max(math.log(3), TRIAL_MEDIAN[name]))
 
 
 @pytest.mark.parametrize(
@@ -86,8 +89,8 @@ def _lms(gold, words):
 def test_gate_6_takes_the_open_decided_contrasts_first_then_pool_words_that_the_article_decides():
     words = {
         "c1": (0.5, 0.2, -1.0),  # fits better than the gold without the article; the article reverses it
-        "c2": (-1.0, -0.5, -0.8),  # the gold leads by <= ln 3 under both LMs; decided by > ln 2
-        "c3": (-1.5, 0.0, -2.0),  # SmolLM2: the gold leads by 1.5 > ln 3: does not fit (T2)
+        "c2": (-1.0, -0.5, -0.8),  # the gold leads by <= T_OPEN under both LMs; decided by > ln 2
+        "c3": (-T_OPEN["lm"] - 0.2, 0.0, -2.0),  # SmolLM2: the gold leads by more than T_OPEN (T2)
         "c4": (0.0, 0.0, -0.5),  # fits, but the article's margin 0.5 < ln 2 (U)
         "p1": (-0.2, -0.2, -0.3),  # closest pool word, not decided (U): never a distractor
         "p2": (-0.4, -0.4, -1.0),
@@ -108,7 +111,7 @@ def test_gate_6_takes_the_open_decided_contrasts_first_then_pool_words_that_the_
 @pytest.mark.parametrize(
     ("contrasts", "reason"),
     [
-        ({"c1": (-2.0, 0.0, -2.0), "c2": (0.0, 0.0, -2.0)}, "target-contrast-not-open"),  # T2 fails for c1
+        ({"c1": (0.0, -T_OPEN["lm2"] - 0.1, -2.0), "c2": (0.0, 0.0, -2.0)}, "target-contrast-not-open"),
         ({"c1": (0.0, 0.0, -2.0), "c2": (0.0, 0.0, -0.6)}, "contrast-not-decided"),  # U fails for c2
     ],
 )
@@ -131,13 +134,13 @@ def test_gate_6_needs_four_decided_distractors():
 
 
 def test_the_second_lms_short_list_holds_the_contrasts_and_pool_words_below_the_gold_first():
-    off = {"g": 0.0, "c1": 0.0, "c2": -1.0, "p1": -0.1, "p2": -0.5, "p3": 0.3}
+    off = {"g": 0.0, "c1": 0.0, "c2": -1.0, "p1": -0.1, "p2": -0.5, "p3": 0.3}  # c2 fits (1.0 <= T_OPEN)
     article = {"g": 0.0, "c1": -1.0, "c2": -1.0, "p1": 0.5, "p2": -1.0, "p3": -2.0}
     chosen = second_short_list(gold="g", contrast=["c1", "c2"], pool=["p1", "p2", "p3"], article=article,
                                options_only=off, limit=2)  # fmt: skip
     assert chosen == ["g", "c1", "c2", "p3", "p2"]  # p1 scores above the gold with the article: last
     lost = second_short_list(gold="g", contrast=["c1", "c2"], pool=["p1"], article=article,
-                             options_only={**off, "c2": -2.0})  # fmt: skip
+                             options_only={**off, "c2": -T_OPEN["lm"] - 0.1})  # fmt: skip
     assert lost is None  # c2 no longer fits without the article under SmolLM2: nothing for Gemma
 
 
