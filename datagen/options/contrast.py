@@ -33,7 +33,8 @@ def contrast_lemmas(*, gold: str, tag: str | None, wordnet) -> list[str]:
     """Rule T1's WordNet part: the single-word antonyms of the lemmas of every gold synset (in its part of
     speech), of their ``similar_tos``, ``also_sees`` and ``verb_groups``, and of their direct hypernyms."""
     found: dict[str, None] = {}
-    for synset in _gold_synsets(gold=gold, tag=tag, wordnet=wordnet):
+    # in synset-name order: the gold's lemmas are a set, and the scoring items' keys must not depend on hashing
+    for synset in sorted(_gold_synsets(gold=gold, tag=tag, wordnet=wordnet), key=lambda s: s.name()):
         near = [
             synset,
             *synset.similar_tos(),

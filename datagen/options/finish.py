@@ -446,6 +446,10 @@ def _cost(started: tuple[float, float] | None, written: int) -> dict | None:
 def _gate_ranks(why: list[dict]) -> dict[str, dict[str, int]]:
     """How often each options-only rank of the gold was drawn and reached (the gate's rule 2)."""
     drawn, reached = Counter(), Counter()
+    if why and "gold_rank_target" not in next(iter(why[0]["options"].values())):
+        # gate version 6 draws no rank: how many of each question's distractors are contrast words
+        counts = Counter(str(sum(r["contrast"] for r in entry["options"].values())) for entry in why)
+        return {"contrast_distractors": dict(counts)}
     for entry in why:
         first = next(iter(entry["options"].values()))
         drawn[str(first["gold_rank_target"])] += 1

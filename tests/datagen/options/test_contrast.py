@@ -177,3 +177,37 @@ def test_build_writes_one_question_per_summary_with_the_most_contrast_distractor
         assert sum(flags) >= 2
     first = {o for i, o in enumerate(built.questions[0].options) if i != built.questions[0].label}
     assert {"fell", "decreased"} <= first
+
+
+def test_the_report_counts_contrast_distractors_for_gate_6():
+    from datagen.options.finish import _gate_ranks
+
+    why = [
+        {"options": {"a": {"contrast": True}, "b": {"contrast": True}, "c": {"contrast": False}}},
+        {"options": {"a": {"contrast": True}, "b": {"contrast": True}, "c": {"contrast": True}}},
+        {"options": {"a": {"contrast": True}, "b": {"contrast": True}, "c": {"contrast": False}}},
+    ]
+    assert _gate_ranks(why) == {"contrast_distractors": {"2": 2, "3": 1}}
+
+
+def test_contrast_words_come_in_the_same_order_whatever_the_hash_seed():
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from lexicon.resources import wordnet; from datagen.options.contrast import contrast_forms; "
+        "print(contrast_forms(gold='found', tag='VBD', article='x', wordnet=wordnet()))"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(runs) == 1
+    assert "lost" in next(iter(runs))
