@@ -126,11 +126,18 @@ def _window(value: str | int | None) -> int | None:
 )
 @click.option(
     "--gate-version",
-    default=5,
+    default=6,
     show_default=True,
-    type=click.IntRange(min=4, max=5),
-    help="5: the rules of docs/explanation/validity.md (option forms, near-synonyms, contrast first, no PMI shortcut); "
-    "4: the previous gate (with --gate-lm2 none: 3).",
+    type=click.IntRange(min=4, max=6),
+    help="6: the rules of docs/explanation/validity.md (targets with contrast words that fit the sentence, at least "
+    "two as distractors, a with-article margin under the second LM; version 5's form, near-synonym and "
+    "one-per-summary rules); 5: version 5 (contrast first, no PMI shortcut); 4: the previous gate (with --gate-lm2 none: 3).",
+)
+@click.option(
+    "--score-shard",
+    callback=lambda ctx, param, value: _shard(value),
+    help='Gate version 6: "I/N" scores (and caches in the work dir) every N-th question from the I-th (0-based) and '
+    "stops without writing; run the N shards in parallel, then once without it to write the set.",
 )
 @click.option(
     "--per-summary",
@@ -184,10 +191,11 @@ def options(
     gate_lm2="gemma",
     extra_train=(),
     lm_window=WINDOW,
-    gate_version=5,
+    gate_version=6,
     per_summary="one",
     from_recam=False,
     subtask="1",
+    score_shard=None,
 ):
     """Generate 4 distractors per candidate question with three k-fold readers; write ReCAM jsonl."""
     started = (time.monotonic(), time.process_time())
@@ -198,6 +206,14 @@ def options(
             f"unknown reader(s) {unknown}: choose from {', '.join(READERS)}", param_hint="--readers"
         )
     second_lm = _second_lm(gate_lm2) if gate else None
+    if gate and gate_version == 6 and second_lm is None:
+        raise click.BadParameter(
+            "gate version 6 needs the second LM (its with-article margin, rule U): drop --gate-lm2 none, or pass "
+            "--gate-version 5",
+            param_hint="--gate-lm2",
+        )
+    if score_shard is not None and not (gate and gate_version == 6):
+        raise click.BadParameter("only gate version 6 scores in shards", param_hint="--score-shard")
     try:
         if from_recam:
             candidates = read_recam_candidates(candidates_path, subtask=subtask)
@@ -239,7 +255,7 @@ def options(
             _run_celery(work=work, jobs=jobs, timeout=timeout)
         else:
             _run_local(work=work, jobs=jobs, threads=threads)
-        written, dropped, report = finish(
+        finished = finish(
             work=work,
             groups=groups,
             candidates=candidates,
@@ -260,9 +276,14 @@ def options(
             gate_version=gate_version,
             per_summary=per_summary,
             started=started,
+            score_shard=score_shard,
         )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
+    if finished is None:
+        click.echo(f"scored shard {score_shard[0]}/{score_shard[1]} into {work}; nothing written")
+        return
+    written, dropped, report = finished
     click.echo(f"wrote {written} question(s) to {output}; dropped {dropped}")
     click.echo(f"report: {report}")
     explanation = json.loads(Path(report).with_suffix(".json").read_text()).get("explanation")
@@ -285,6 +306,19 @@ def check_labelled(path: str) -> None:
             raise ValueError(
                 f"{path}, line {number}: no label; extra training data must be labelled (never a test file)"
             )
+
+
+def _shard(value: str | None) -> tuple[int, int] | None:
+    """``--score-shard I/N``: 0 <= I < N."""
+    if value is None:
+        return None
+    try:
+        index, count = (int(x) for x in value.split("/"))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not I/N, e.g. 0/2") from None
+    if count < 1 or not 0 <= index < count:
+        raise click.BadParameter(f"{value!r}: need 0 <= I < N")
+    return index, count
 
 
 def _second_lm(value: str) -> str | None:

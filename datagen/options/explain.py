@@ -33,6 +33,20 @@ MEANING = {
         "the answer occurs in the article",
         "nothing: such a question is answered by matching",
     ),
+    "target-no-contrast": (
+        "the answer has fewer than 2 contrast words (WordNet antonyms that pass the form rules and are not in the "
+        "article): nothing in the sentence's alternatives needs the article (gate version 6, rule T)",
+        "nothing in the settings: give more pairs",
+    ),
+    "target-contrast-not-open": (
+        "fewer than 2 contrast words fit the sentence about as well as the answer without the article: the "
+        "sentence's wording decides it (gate version 6, rule T)",
+        "nothing in the settings: give more pairs",
+    ),
+    "contrast-not-decided": (
+        "the article-aware LM did not prefer the answer to 2 contrast words by the margin (gate version 6, rule U)",
+        "nothing in the settings: give more pairs",
+    ),
     "no-rankings": ("no ranker proposed words", "check the readers' folds, or use --ranker lm"),
 }
 

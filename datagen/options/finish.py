@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from datagen.options.build import Candidate, build_dataset, write_recam
+from datagen.options.contrast import GATE_VERSION_CONTRAST, MIN_CONTRAST, T_OPEN, U_MARGIN, contrast_forms
 from datagen.options.explain import explain
 from datagen.options.gate import GATE_VERSION, GATE_VERSION_SECOND, GATE_VERSION_VALID, MIN_GOLD_RANK
 from datagen.options.gated import (
@@ -36,7 +37,12 @@ from datagen.options.retrieval import (
     text_vocabulary,
 )
 from datagen.options.stats import question_stats, write_report
-from datagen.options.valid import build_valid_dataset, second_items_valid
+from datagen.options.valid import (
+    build_contrast_dataset,
+    build_valid_dataset,
+    second_items_contrast,
+    second_items_valid,
+)
 from recam.siblings import check_no_sibling_leaks
 
 RANKERS = ("readers", "lm", "both")
@@ -60,10 +66,11 @@ def finish(
     second_lm: str | None = None,
     second_many: Callable[[list[dict]], Iterable[dict]] | None = None,
     lm_window: int | None = WINDOW,
-    gate_version: int = 5,
+    gate_version: int = 6,
     per_summary: str = "one",
     started: tuple[float, float] | None = None,
-) -> tuple[int, int, Path]:
+    score_shard: tuple[int, int] | None = None,
+) -> tuple[int, int, Path] | None:
     """Write the questions and the report; return (written, dropped, report path).
 
     ``limit``: questions for the first ``limit`` candidates only (a preview, or a measured sample): the
@@ -81,8 +88,14 @@ def finish(
     ``lm_window``: the words after the blank both LMs' exact scores read (:data:`datagen.options.lm_words.WINDOW`;
     None: to the end of the summary, the scoring rule of gate versions 3-4 before the window).
 
-    ``gate_version`` 5 (default) applies the rules of docs/explanation/validity.md (option forms, near-synonyms,
-    contrast first, no PMI shortcut) on the gated and ungated paths; 4 is the previous gate.
+    ``gate_version`` 6 (default) applies the rules T, D, U of docs/explanation/validity.md (targets with contrast
+    words that fit the sentence, at least two of them as distractors, a with-article margin under the second
+    LM, which it requires) with version 5's form, near-synonym and one-per-summary rules; without the gate it
+    writes as version 5. 5 applies version 5's rules (contrast first, no PMI shortcut) on the gated and
+    ungated paths; 4 is the previous gate.
+    ``score_shard`` ``(i, n)``: gate version 6 only, score (and cache, in shard files of the work dir) every
+    n-th scoring item from the i-th, then return None without writing: n such runs in parallel, then one
+    without it reads every shard's cache and writes.
     ``per_summary`` "one" writes one question per summary (rule S; on the paper's path the first in
     input order), "all" every candidate. Whatever is written must pass the sibling-leak check
     (:mod:`recam.siblings`): a set that fails it is not written (``ValueError`` naming the ids).
@@ -123,8 +136,10 @@ def finish(
             gated=gated, lm_model=lm_model, lm_top=lm_top, vectors=vectors, seed=plan.seed, score_many=score_many,
             vocabulary_groups=vocabulary_groups, min_rank=gate_min_rank,
             second_lm=second_lm if gated else None, second_many=second_many, window=lm_window,
-            gate_version=gate_version, per_summary=per_summary,
+            gate_version=gate_version, per_summary=per_summary, score_shard=score_shard,
         )  # fmt: skip
+        if built is None:
+            return None
         why = built.why
     return _write(
         output=output, built=built, groups=groups, rankings=rankings, plan=plan, work=work,
@@ -132,6 +147,7 @@ def finish(
         **({"lm_window": lm_window, "lm_scoring": LM_SCORING} if ranker != "readers" or gated else {}),
         "lm_model": lm_model or "default (LM_MODEL or SmolLM2-135M-Instruct)", "limit": limit,
         "per_summary": per_summary,
+        **({"gate_t_open": T_OPEN, "gate_u_margin": U_MARGIN} if gated and gate_version == 6 else {}),
         **({"gate_version": _version_name(gate_version, second_lm), "gate_min_rank": gate_min_rank,
             "gate_second_lm": second_lm, "gate_second_lm_key": second_key(second_lm) if second_lm else None}
            if gated else {})}, started=started,
@@ -157,8 +173,9 @@ def _lm_path(
     second_lm=None,
     second_many=None,
     window=WINDOW,
-    gate_version=5,
+    gate_version=6,
     per_summary="one",
+    score_shard=None,
 ):
     """Score the pools (and, with the LM ranker, the subtask's vocabulary) with the LM, then build."""
     from datagen.nlp import load_nlp
@@ -172,6 +189,15 @@ def _lm_path(
         vocabulary = {
             s: candidate_set([lower_initial_gold(c) for c in g]) for s, g in vocabulary_groups.items()
         }
+    if gated and gate_version == 6:
+        return _contrast_path(
+            work=work, groups=groups, candidates=candidates, pools=pools, rankings=rankings, ranker=ranker,
+            lm_model=lm_model, lm_top=lm_top, vectors=vectors, seed=seed, score_many=score_many,
+            vocabulary=vocabulary, second_lm=second_lm, second_many=second_many, window=window,
+            per_summary=per_summary, score_shard=score_shard,
+        )  # fmt: skip
+    if gate_version == 6:
+        gate_version = 5  # without the gate, version 6 writes as version 5 (docs/explanation/validity.md)
     items = gate_items(
         candidates=candidates, pools=pools, nlp=load_nlp(), wordnet=wordnet(), vectors=vectors,
         vocabulary=vocabulary, top=lm_top, window=window,
@@ -213,7 +239,72 @@ def _lm_path(
     return first_per_summary(built) if per_summary == "one" else built
 
 
+def _contrast_path(
+    *, work, groups, candidates, pools, rankings, ranker, lm_model, lm_top, vectors, seed, score_many,
+    vocabulary, second_lm, second_many, window, per_summary, score_shard,
+):  # fmt: skip
+    """Gate version 6: contrast words first (rule T1, before any LM), then SmolLM2 and Gemma chunk by
+    chunk (so a run stopped at any point has its first candidates scored by both), then the build."""
+    from datagen.nlp import load_nlp
+    from datagen.options.inflection import gold_tag
+    from datagen.options.lm_words import gate_scores, ranked_from_scores
+    from lexicon.resources import wordnet
+
+    if not second_lm:
+        raise ValueError("gate version 6 needs the second LM (rule U): pass --gate-lm2, or --gate-version 5")
+    nlp, wn = load_nlp(), wordnet()
+    contrasts = {}
+    for c in candidates:
+        tag = gold_tag(nlp=nlp, question=c.question, answer=c.answer)
+        contrasts[c.id] = contrast_forms(gold=c.answer, tag=tag, article=c.article, wordnet=wn)
+    targets = [c for c in candidates if len(contrasts[c.id]) >= MIN_CONTRAST]
+    items = gate_items(
+        candidates=targets, pools=pools, nlp=nlp, wordnet=wn, vectors=vectors, vocabulary=vocabulary,
+        top=lm_top, window=window,
+    )  # fmt: skip
+    by_key = {str(c.id): contrasts[c.id] for c in targets}
+    for item in items:
+        extra = by_key[str(item["id"])]
+        gold = item["answer"]
+        item["words"] = [gold, *extra, *[w for w in item["words"][1:] if w not in extra]]
+        item["must"] = [gold, *extra, *[w for w in item["must"][1:] if w not in extra]]
+    if score_shard is not None:
+        index, count = score_shard
+        items = items[index::count]
+    first_many = score_many or (lambda batch: gate_scores(items=batch, lm_model=lm_model, progress=True))
+    second_many = second_many or (lambda batch: gate_scores(items=batch, lm_model=second_lm, progress=True))
+    shard = f".shard-{score_shard[0]}-of-{score_shard[1]}" if score_shard is not None else ""
+    name2 = f"gate-scores2-{second_key(second_lm)}.jsonl"
+    scores, second = [], []
+    step = GATE_CHUNK if score_many is None else max(1, len(items))
+    for start in range(0, len(items), step):
+        part = items[start : start + step]
+        found = _cached_gate_scores(work=work, items=part, score_many=first_many, chunk=None, shard=shard)
+        scores.extend(found)
+        found2 = second_items_contrast(items=part, scores=found, contrasts=by_key, wordnet=wn)
+        second.extend(
+            _cached_gate_scores(work=work, items=found2, score_many=second_many, chunk=None, name=name2, shard=shard)
+        )  # fmt: skip
+    if score_shard is not None:
+        return None
+    if ranker != "readers":
+        by_id = {str(found["id"]): found for found in scores}
+        for s, group in groups.items():
+            rankings[s]["lm"] = {
+                c.id: ranked_from_scores(by_id[str(c.id)]) for c in group if str(c.id) in by_id
+            }
+        ids = {str(c.id): c.id for c in candidates}
+        for found in scores:
+            pools.setdefault(ids[str(found["id"])], []).append(found["proposed"])
+    return build_contrast_dataset(
+        candidates=candidates, pools=pools, contrasts=contrasts, nlp=nlp, wordnet=wn, vectors=vectors, seed=seed,
+        scorer=cached_scorer(scores, second), context=context_similarity(), per_summary=per_summary,
+    )  # fmt: skip
+
+
 def _version_name(gate_version: int, second_lm: str | None) -> str:
+    if gate_version == 6:
+        return GATE_VERSION_CONTRAST
     if gate_version == 5:
         return GATE_VERSION_VALID
     return GATE_VERSION_SECOND if second_lm else GATE_VERSION
@@ -260,7 +351,13 @@ def second_key(model: str) -> str:
 
 
 def _cached_gate_scores(
-    *, work: Path, items: list[dict], score_many, chunk: int | None, name: str = "gate-scores.jsonl"
+    *,
+    work: Path,
+    items: list[dict],
+    score_many,
+    chunk: int | None,
+    name: str = "gate-scores.jsonl",
+    shard: str = "",
 ) -> list[dict]:
     """Gate scores from ``work/gate-scores.jsonl``, computing and appending the missing ones (resume).
 
@@ -271,13 +368,18 @@ def _cached_gate_scores(
 
     path = work / name
     cached: dict[str, dict] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
+    shards = sorted(work.glob(f"{path.stem}.shard-*{path.suffix}"))  # parallel scoring runs (score_shard)
+    for found in [path, *shards]:
+        if not found.exists():
+            continue
+        for line in found.read_text(encoding="utf-8").splitlines():
             try:
                 record = json.loads(line)
                 cached[record["key"]] = record
             except (json.JSONDecodeError, KeyError):
                 continue
+    if shard:
+        path = path.with_name(f"{path.stem}{shard}{path.suffix}")
     missing = [item for item in items if key(item) not in cached]
     step = chunk or max(1, len(missing))
     with path.open("a", encoding="utf-8") as handle:
@@ -345,6 +447,10 @@ def _cost(started: tuple[float, float] | None, written: int) -> dict | None:
 def _gate_ranks(why: list[dict]) -> dict[str, dict[str, int]]:
     """How often each options-only rank of the gold was drawn and reached (the gate's rule 2)."""
     drawn, reached = Counter(), Counter()
+    if why and "gold_rank_target" not in next(iter(why[0]["options"].values())):
+        # gate version 6 draws no rank: how many of each question's distractors are contrast words
+        counts = Counter(str(sum(r["contrast"] for r in entry["options"].values())) for entry in why)
+        return {"contrast_distractors": dict(counts)}
     for entry in why:
         first = next(iter(entry["options"].values()))
         drawn[str(first["gold_rank_target"])] += 1

@@ -1,5 +1,7 @@
-"""Gate version 5 (docs/explanation/validity.md): admissible options (rules F, N), contrast first (C), the gate
-without a PMI shortcut (G), one question per summary (S), and the sibling check on what is written.
+"""Gate versions 5 and 6 (docs/explanation/validity.md): admissible options (rules F, N), contrast first (C),
+the gate without a PMI shortcut (G, version 5), targets and distractors with contrast words and a
+with-article margin (T, D, U, version 6), one question per summary (S), and the sibling check on what
+is written.
 """
 
 from collections import Counter, defaultdict
@@ -12,6 +14,13 @@ from datagen.options.build import (
     build_question,
     check_question,
     output_ids,
+)
+from datagen.options.contrast import (
+    MIN_CONTRAST,
+    contrast_score,
+    gate_contrast,
+    open_contrasts,
+    second_short_list,
 )
 from datagen.options.gate import MIN_GOLD_RANK, gate_valid, openness, pmi_draw, rank_draw
 from datagen.options.gated import SECOND_WORDS, GatedResult, WordScorer, ordered_pool, shaped_pool
@@ -180,6 +189,125 @@ def second_items_valid(
             continue
         words.sort(key=lambda w: (off[w] <= off[gold], abs(off[gold] - off[w]), w))
         chosen = [gold, *words[:limit]]
+        found.append({
+            "id": item["id"], "article": item["article"], "question": item["question"], "answer": gold,
+            "words": chosen, "must": chosen, "top": 0, "open": 0,
+            **({"window": item["window"]} if item.get("window") is not None else {}),
+        })  # fmt: skip
+    return found
+
+
+def build_contrast_dataset(
+    *,
+    candidates: Sequence[Candidate],
+    pools: Mapping[int | str, Sequence[Sequence[str]]],
+    contrasts: Mapping[int | str, Sequence[str]],
+    nlp,
+    wordnet,
+    vectors: Similarity | None,
+    seed: int,
+    scorer: WordScorer,
+    context: ContextSimilarity | None = None,
+    per_summary: str = "one",
+) -> GatedResult:
+    """Gate version 6 (rules T, D, U, with F, N, S of version 5): ``contrasts`` maps a candidate id to its
+    contrast words (:func:`datagen.options.contrast.contrast_forms`); ``scorer`` gives both LMs' scores
+    (the second, Gemma, is required). Raises ValueError if what would be written leaks."""
+    if per_summary not in PER_SUMMARY:
+        raise ValueError(f"per_summary must be one of {PER_SUMMARY}, got {per_summary!r}")
+    new_id = output_ids(candidates)
+    reuse = ReuseCounter(cap=reuse_cap(len(candidates)))
+    result = GatedResult(questions=[], sources=[], why=[], drops=Counter(), excluded=Counter())
+    groups: dict[str, list[Candidate]] = defaultdict(list)
+    for candidate in candidates:
+        key = " ".join(candidate.article.split()) if per_summary == "one" else f"{candidate.id}"
+        groups[key].append(candidate)
+    for group in groups.values():
+        made = []
+        for candidate in group:
+            built = _one_contrast(candidate=candidate, pools=pools, contrast=contrasts.get(candidate.id, ()),
+                                  nlp=nlp, wordnet=wordnet, vectors=vectors, seed=seed, scorer=scorer,
+                                  context=context, reuse=reuse, result=result, new_id=new_id)  # fmt: skip
+            if built is not None:
+                made.append(built)
+        if not made:
+            continue
+        best = max(range(len(made)), key=lambda i: (made[i][3], -i))
+        result.drops["one-per-summary"] += len(made) - 1
+        question, candidate, why, _ = made[best]
+        reuse.take([o for i, o in enumerate(question.options) if i != question.label])
+        result.questions.append(question)
+        result.sources.append(candidate)
+        result.why.append({"id": question.id, "source_id": candidate.id, "options": why})
+    check_no_sibling_leaks(result.questions, source="the generated set")
+    return result
+
+
+def _one_contrast(*, candidate, pools, contrast, nlp, wordnet, vectors, seed, scorer, context, reuse, result,
+                  new_id):  # fmt: skip
+    if len(contrast) < MIN_CONTRAST:
+        result.drops["target-no-contrast"] += 1
+        return None
+    rankings = pools.get(candidate.id)
+    if not rankings:
+        result.drops["no-rankings"] += 1
+        return None
+    forms = shaped_pool(candidate=candidate, words=ordered_pool(rankings), nlp=nlp, wordnet=wordnet,
+                        vectors=vectors, excluded=result.excluded)  # fmt: skip
+    forms = [w for w in forms if w not in set(contrast)]
+    capped = [w for w in forms if reuse.allows(w)]
+    result.excluded["reuse-cap"] += len(forms) - len(capped)
+    contrast = [w for w in contrast if reuse.allows(w)]
+    tag = gold_tag(nlp=nlp, question=candidate.question, answer=candidate.answer)
+    words, _ = admissible(candidate=candidate, words=capped, tag=tag, wordnet=wordnet, context=context,
+                          excluded=result.excluded)  # fmt: skip
+    gold = candidate.answer
+    article, options_only, second = scorer(candidate, [gold, *contrast, *words])
+    if not second or gold not in second.get("article", {}):
+        fits = open_contrasts(gold=gold, contrast=contrast, options_only={"lm": options_only})
+        result.drops["target-contrast-not-open" if len(fits) < MIN_CONTRAST else "gate-second-unscored"] += 1
+        return None
+    prior = {w: word_logfreq(w) for w in [gold, *contrast, *words]}
+    picks, reason = gate_contrast(
+        gold=gold, contrast=contrast, pool=words, lead={"article": article, "options_only": options_only},
+        second=second, prior=prior,
+    )  # fmt: skip
+    if picks is None:
+        result.drops[reason] += 1
+        return None
+    chosen = [p.word for p in picks]
+    pool_rank = {w: i + 1 for i, w in enumerate(words)}
+    why = {p.word: {"rule": "gate-6", "pool_rank": pool_rank.get(p.word), **p.why} for p in picks}
+    question = build_question(
+        candidate=candidate, question_id=new_id(candidate), distractors=chosen, seed=seed
+    )
+    problems = check_question(question=question, gold=gold, wordnet=wordnet)
+    if problems:
+        result.drops.update(problems[:1])
+        return None
+    return question, candidate, why, contrast_score(picks)
+
+
+def second_items_contrast(
+    *, items: Sequence[Mapping], scores: Sequence[Mapping], contrasts: Mapping[str, Sequence[str]], wordnet
+) -> list[dict]:
+    """What Gemma scores under gate version 6 (:func:`datagen.options.contrast.second_short_list`): per
+    question the gold, its contrast words and at most 12 admissible pool words (rules F and N1); questions
+    whose contrast words already fail rule T2 under SmolLM2 are left out (Gemma cannot save them)."""
+    by_id = {str(s["id"]): s for s in scores}
+    found = []
+    for item in items:
+        first = by_id.get(str(item["id"]))
+        if first is None:
+            continue
+        gold, tag = item["answer"], item.get("tag")
+        contrast = list(contrasts.get(str(item["id"]), ()))
+        on, off = first["article"], first["options_only"]
+        pool = [w for w in on if w != gold and w not in contrast and w in off
+                and option_problem(word=w, gold=gold, tag=tag, wordnet=wordnet) is None]  # fmt: skip
+        chosen = second_short_list(gold=gold, contrast=contrast, pool=pool, article=on, options_only=off)
+        if chosen is None:
+            continue
         found.append({
             "id": item["id"], "article": item["article"], "question": item["question"], "answer": gold,
             "words": chosen, "must": chosen, "top": 0, "open": 0,

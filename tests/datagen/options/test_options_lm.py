@@ -118,16 +118,14 @@ def test_gate_version_3_without_a_second_lm_and_a_missing_second_lm_is_a_usage_e
 
 
 @pytest.mark.parametrize("gate", ["--gate", "--no-gate"])
-def test_the_defaults_apply_gate_version_5_one_question_per_summary_and_explain_the_yield(
-    candidates, tiny_lm, tmp_path, gate
-):
+def test_gate_version_5_one_question_per_summary_and_explain_the_yield(candidates, tiny_lm, tmp_path, gate):
     from datagen.options.validity import form_problem
     from recam.siblings import sibling_leaks
 
     output = tmp_path / "out.jsonl"
     args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(tmp_path / "work")]
     args += ["--folds", "2", "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30", gate]
-    args += ["--gate-lm2", str(tiny_lm)]
+    args += ["--gate-lm2", str(tiny_lm), "--gate-version", "5"]
     result = CliRunner().invoke(options, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads(output.with_name("out.report.json").read_text())
@@ -156,3 +154,63 @@ def test_the_defaults_apply_gate_version_5_one_question_per_summary_and_explain_
                 if reason["side"] == "above":
                     assert reason["gaps"]["lm"] < 0
                     assert reason["gaps"]["lm2"] < 0
+
+
+def _v6_args(candidates, tiny_lm, work, output):
+    args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(work), "--folds", "2"]
+    return [*args, "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30", "--gate-lm2", str(tiny_lm)]
+
+
+def test_the_defaults_apply_gate_version_6_and_sharded_scoring_writes_the_same_set(
+    candidates, tiny_lm, tmp_path
+):
+    from datagen.options.contrast import MIN_CONTRAST, U_MARGIN
+
+    one = tmp_path / "one" / "out.jsonl"
+    result = CliRunner().invoke(
+        options, _v6_args(candidates, tiny_lm, tmp_path / "w1", one), catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(one.with_name("out.report.json").read_text())
+    settings = report["provenance"]["options"]
+    assert settings["gate_version"] == "gate-6"
+    assert settings["gate_u_margin"] == pytest.approx(U_MARGIN)
+    written = read_questions(one) if one.stat().st_size else []
+    assert len(written) + sum(report["drops"].values()) == 24
+    assert report["drops"].get("target-no-contrast", 0) > 0  # ReCAM golds without antonyms are no targets
+    for line in one.with_suffix(".why.jsonl").read_text().splitlines():
+        reasons = json.loads(line)["options"].values()
+        assert sum(r["contrast"] for r in reasons) >= MIN_CONTRAST
+        assert all(r["rule"] == "gate-6" and r["article_margin_lm2"] >= U_MARGIN for r in reasons)
+    # two scoring shards, then one run that reads both caches: the same set, byte for byte
+    two = tmp_path / "two" / "out.jsonl"
+    for shard in ("0/2", "1/2"):
+        args = [*_v6_args(candidates, tiny_lm, tmp_path / "w2", two), "--score-shard", shard]
+        scored = CliRunner().invoke(options, args, catch_exceptions=False)
+        assert scored.exit_code == 0, scored.output
+        assert "nothing written" in scored.output
+        assert not two.exists()
+    assert len(list((tmp_path / "w2").glob("gate-scores.shard-*.jsonl"))) == 2
+    final = CliRunner().invoke(
+        options, _v6_args(candidates, tiny_lm, tmp_path / "w2", two), catch_exceptions=False
+    )
+    assert final.exit_code == 0, final.output
+    assert two.read_bytes() == one.read_bytes()
+    assert not (tmp_path / "w2" / "gate-scores.jsonl").stat().st_size  # every score came from the shards
+
+
+def test_gate_version_6_without_a_second_lm_or_sharding_another_version_is_a_usage_error(
+    candidates, tiny_lm, tmp_path
+):
+    output = tmp_path / "out.jsonl"
+    args = _v6_args(candidates, tiny_lm, tmp_path / "w", output)
+    refused = CliRunner().invoke(options, [*args, "--gate-lm2", "none"])
+    assert refused.exit_code == 2
+    assert "--gate-version 5" in refused.output
+    sharded = CliRunner().invoke(options, [*args, "--gate-version", "5", "--score-shard", "0/2"])
+    assert sharded.exit_code == 2
+    assert "only gate version 6" in sharded.output
+    bad = CliRunner().invoke(options, [*args, "--score-shard", "2/2"])
+    assert bad.exit_code == 2
+    assert "0 <= I < N" in bad.output
+    assert not output.exists()
