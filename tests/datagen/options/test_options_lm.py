@@ -125,7 +125,7 @@ def test_gate_version_5_one_question_per_summary_and_explain_the_yield(candidate
     output = tmp_path / "out.jsonl"
     args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(tmp_path / "work")]
     args += ["--folds", "2", "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30", gate]
-    args += ["--gate-lm2", str(tiny_lm), "--gate-version", "5"]
+    args += ["--gate-lm2", str(tiny_lm)]  # the default gate version: 5
     result = CliRunner().invoke(options, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads(output.with_name("out.report.json").read_text())
@@ -158,10 +158,11 @@ def test_gate_version_5_one_question_per_summary_and_explain_the_yield(candidate
 
 def _v6_args(candidates, tiny_lm, work, output):
     args = ["--candidates", str(candidates), "--output", str(output), "--work-dir", str(work), "--folds", "2"]
-    return [*args, "--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30", "--gate-lm2", str(tiny_lm)]
+    args += ["--ranker", "lm", "--lm-model", str(tiny_lm), "--lm-top", "30", "--gate-lm2", str(tiny_lm)]
+    return [*args, "--gate-version", "6"]
 
 
-def test_the_defaults_apply_gate_version_6_and_sharded_scoring_writes_the_same_set(
+def test_gate_version_6_applies_its_rules_and_sharded_scoring_writes_the_same_set(
     candidates, tiny_lm, tmp_path
 ):
     from datagen.options.contrast import MIN_CONTRAST, U_MARGIN
@@ -207,7 +208,7 @@ def test_gate_version_6_without_a_second_lm_or_sharding_another_version_is_a_usa
     refused = CliRunner().invoke(options, [*args, "--gate-lm2", "none"])
     assert refused.exit_code == 2
     assert "--gate-version 5" in refused.output
-    sharded = CliRunner().invoke(options, [*args, "--gate-version", "5", "--score-shard", "0/2"])
+    sharded = CliRunner().invoke(options, [*args[:-2], "--score-shard", "0/2"])  # the default, version 5
     assert sharded.exit_code == 2
     assert "only gate version 6" in sharded.output
     bad = CliRunner().invoke(options, [*args, "--score-shard", "2/2"])
