@@ -7,7 +7,7 @@ Every problem is listed with the file and line, in the words of the ReCAM parser
 """
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -189,6 +189,26 @@ def expected_keys(expected: Mapping[int, Slots]) -> list[BlankKey]:
 
 def gold_keys(gold: Mapping[int, tuple[int, ...]]) -> list[BlankKey]:
     return [(pid, blank) for pid in sorted(gold) for blank in range(1, len(gold[pid]) + 1)]
+
+
+def passage_answers(passages: Iterable) -> dict[int, tuple[int, ...]]:
+    """Passage id -> its answers (CLOTH's right options, SCDE's right candidates); every passage must have them."""
+    result = {}
+    for passage in passages:
+        if passage.answers is None:
+            raise ValueError(f"passage {passage.id} has no answers: it cannot be scored")
+        result[passage.id] = passage.answers
+    return result
+
+
+def score_nested(
+    accuracy: Callable, *, predictions: Mapping[BlankKey, int], passages: Iterable
+) -> dict[str, float]:
+    """A format's ``accuracy`` over (id, blank) -> label predictions; a blank without one counts as wrong."""
+    answers = passage_answers(passages)
+    return accuracy(
+        predictions=nested(predictions, answers), references=[answers[p] for p in sorted(answers)]
+    )
 
 
 def nested(predictions: Mapping[BlankKey, int], gold: Mapping[int, tuple[int, ...]]) -> list[list[int]]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recam.formats.blanks import BlankKey, Slots, blank_correctness, nested
+from recam.formats.blanks import BlankKey, Slots, blank_correctness, passage_answers, score_nested
 from recam.records import iter_jsonl
 
 NUM_OPTIONS = 4
@@ -145,23 +145,15 @@ def accuracy(
 
 
 def gold(passages: Iterable[ClothPassage]) -> dict[int, tuple[int, ...]]:
-    """Passage id -> right options; every passage must have answers."""
-    result = {}
-    for passage in passages:
-        if passage.answers is None:
-            raise ValueError(f"passage {passage.id} has no answers: it cannot be scored")
-        result[passage.id] = passage.answers
-    return result
+    """Passage id -> right answers; every passage must have answers."""
+    return passage_answers(passages)
 
 
 def score_predictions(
     *, predictions: Mapping[BlankKey, int], passages: Sequence[ClothPassage]
 ) -> dict[str, float]:
     """Score (id, blank) -> label predictions; a blank without one counts as wrong."""
-    answers = gold(passages)
-    return accuracy(
-        predictions=nested(predictions, answers), references=[answers[p] for p in sorted(answers)]
-    )
+    return score_nested(accuracy, predictions=predictions, passages=passages)
 
 
 def chance(*, passages: Sequence[ClothPassage]) -> dict[str, float]:

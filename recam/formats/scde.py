@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recam.formats.blanks import BlankKey, Slots, blank_correctness, nested
+from recam.formats.blanks import BlankKey, Slots, blank_correctness, nested, passage_answers, score_nested
 from recam.records import iter_jsonl
 
 MARKER = re.compile(r"^<(\d+)>$")
@@ -202,22 +202,15 @@ def _per_passage(
 
 
 def gold(passages: Iterable[ScdePassage]) -> dict[int, tuple[int, ...]]:
-    result = {}
-    for passage in passages:
-        if passage.answers is None:
-            raise ValueError(f"passage {passage.id} has no answers: it cannot be scored")
-        result[passage.id] = passage.answers
-    return result
+    """Passage id -> right answers; every passage must have answers."""
+    return passage_answers(passages)
 
 
 def score_predictions(
     *, predictions: Mapping[BlankKey, int], passages: Sequence[ScdePassage]
 ) -> dict[str, float]:
     """Score (id, blank) -> candidate predictions; a blank without one counts as wrong (not as a distractor)."""
-    answers = gold(passages)
-    return accuracy(
-        predictions=nested(predictions, answers), references=[answers[p] for p in sorted(answers)]
-    )
+    return score_nested(accuracy, predictions=predictions, passages=passages)
 
 
 def chance(*, passages: Sequence[ScdePassage]) -> dict[str, float]:
