@@ -83,22 +83,28 @@ def build_valid_dataset(
     new_id = output_ids(candidates)
     reuse = ReuseCounter(cap=reuse_cap(len(candidates)))
     result = GatedResult(questions=[], sources=[], why=[], drops=Counter(), excluded=Counter())
+
+    def build(candidate):
+        return _one(candidate=candidate, pools=pools, nlp=nlp, wordnet=wordnet, vectors=vectors, seed=seed,
+                    scorer=scorer, min_rank=min_rank, context=context, reuse=reuse, result=result,
+                    new_id=new_id)  # fmt: skip
+
+    return _per_summary(candidates, per_summary=per_summary, build=build, reuse=reuse, result=result,
+                        ranked=scorer is not None)  # fmt: skip
+
+
+def _per_summary(candidates, *, per_summary, build, reuse, result, ranked: bool) -> GatedResult:
+    """Rule S: of the questions ``build`` makes for one summary (``per_summary`` "one"), only the most open
+    sentence is written (``ranked``; ties, and unranked: the first in input order); then the leak check."""
     groups: dict[str, list[Candidate]] = defaultdict(list)
     for candidate in candidates:
         key = " ".join(candidate.article.split()) if per_summary == "one" else f"{candidate.id}"
         groups[key].append(candidate)
     for group in groups.values():
-        made = []
-        for candidate in group:
-            built = _one(candidate=candidate, pools=pools, nlp=nlp, wordnet=wordnet, vectors=vectors, seed=seed,
-                         scorer=scorer, min_rank=min_rank, context=context, reuse=reuse, result=result,
-                         new_id=new_id)  # fmt: skip
-            if built is not None:
-                made.append(built)
+        made = [built for built in map(build, group) if built is not None]
         if not made:
             continue
-        # rule S: the most open sentence (gated); ties, and without the gate: the first in input order
-        best = max(range(len(made)), key=lambda i: (made[i][3], -i)) if scorer is not None else 0
+        best = max(range(len(made)), key=lambda i: (made[i][3], -i)) if ranked else 0
         result.drops["one-per-summary"] += len(made) - 1
         question, candidate, why, _ = made[best]
         reuse.take([o for i, o in enumerate(question.options) if i != question.label])
@@ -218,29 +224,15 @@ def build_contrast_dataset(
     new_id = output_ids(candidates)
     reuse = ReuseCounter(cap=reuse_cap(len(candidates)))
     result = GatedResult(questions=[], sources=[], why=[], drops=Counter(), excluded=Counter())
-    groups: dict[str, list[Candidate]] = defaultdict(list)
-    for candidate in candidates:
-        key = " ".join(candidate.article.split()) if per_summary == "one" else f"{candidate.id}"
-        groups[key].append(candidate)
-    for group in groups.values():
-        made = []
-        for candidate in group:
-            built = _one_contrast(candidate=candidate, pools=pools, contrast=contrasts.get(candidate.id, ()),
-                                  nlp=nlp, wordnet=wordnet, vectors=vectors, seed=seed, scorer=scorer,
-                                  context=context, reuse=reuse, result=result, new_id=new_id)  # fmt: skip
-            if built is not None:
-                made.append(built)
-        if not made:
-            continue
-        best = max(range(len(made)), key=lambda i: (made[i][3], -i))
-        result.drops["one-per-summary"] += len(made) - 1
-        question, candidate, why, _ = made[best]
-        reuse.take([o for i, o in enumerate(question.options) if i != question.label])
-        result.questions.append(question)
-        result.sources.append(candidate)
-        result.why.append({"id": question.id, "source_id": candidate.id, "options": why})
-    check_no_sibling_leaks(result.questions, source="the generated set")
-    return result
+
+    def build(candidate):
+        return _one_contrast(candidate=candidate, pools=pools, contrast=contrasts.get(candidate.id, ()), nlp=nlp,
+                             wordnet=wordnet, vectors=vectors, seed=seed, scorer=scorer, context=context,
+                             reuse=reuse, result=result, new_id=new_id)  # fmt: skip
+
+    return _per_summary(
+        candidates, per_summary=per_summary, build=build, reuse=reuse, result=result, ranked=True
+    )
 
 
 def _one_contrast(*, candidate, pools, contrast, nlp, wordnet, vectors, seed, scorer, context, reuse, result,
