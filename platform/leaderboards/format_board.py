@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from competitions.models import Phase
 from competitions.task_formats import format_slots, format_test_set_get
+from leaderboards.exports import board_latex, format_board_latex
 from leaderboards.selectors import LeaderboardRow, LeaderboardTable
 from recam.formats import DEFAULT_FORMAT, Metric, get_format
 from submissions.models import Score
@@ -59,6 +60,16 @@ def format_export_meta(*, phase: Phase) -> dict:
         return {"scorer_version": fmt.scorer_version}
     metrics = [{"key": m.key, "label": m.label, "higher_is_better": m.higher_is_better} for m in fmt.metrics]
     return {"scorer_version": fmt.scorer_version, "task_format": fmt.name, "metrics": metrics}
+
+
+def phase_board_latex(*, phase: Phase, tables: list[LeaderboardTable], frozen: bool) -> str:
+    """The board as LaTeX: the paper's Tables 6-7 for ReCAM, a column per metric and the chance row for CLOTH
+    and SCDE; captioned "Official results" when frozen."""
+    prefix = "Official results" if frozen else "Results"
+    board = format_board(phase=phase, tables=tables)
+    if board is None:
+        return board_latex(tables=tables, caption_prefix=prefix)
+    return format_board_latex(board=board, caption_prefix=prefix)
 
 
 def format_board(*, phase: Phase, tables: list[LeaderboardTable]) -> FormatBoard | None:

@@ -14,8 +14,8 @@ from django.utils.dateparse import parse_datetime
 from markdown_it import MarkdownIt
 
 from competitions.models import Competition, Phase, TestSet
-from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json, board_latex, format_board_latex
-from leaderboards.format_board import format_board, format_export_meta, format_metric_keys
+from leaderboards.exports import EXTENSIONS, FORMATS, board_csv, board_json
+from leaderboards.format_board import format_board, format_export_meta, format_metric_keys, phase_board_latex
 from leaderboards.models import LeaderboardEntry, OfficialResult, PhaseStatistics
 from leaderboards.official import official_tables
 from leaderboards.selectors import leaderboard_tables
@@ -190,13 +190,7 @@ def leaderboard_export(request, slug: str, phase: str, fmt: str):
     if fmt == "csv":
         text = board_csv(tables=tables, metric_keys=metric_keys)
     elif fmt == "latex":
-        prefix = "Official results" if frozen else "Results"
-        board = format_board(phase=phase_obj, tables=tables)  # CLOTH, SCDE: a column per metric, chance row
-        text = (
-            board_latex(tables=tables, caption_prefix=prefix)
-            if board is None
-            else format_board_latex(board=board, caption_prefix=prefix)
-        )
+        text = phase_board_latex(phase=phase_obj, tables=tables, frozen=bool(frozen))
     else:
         about = format_export_meta(phase=phase_obj)  # the format's scorer version (and CLOTH / SCDE metrics)
         meta = {

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from competitions.management.commands._common import PHASE_KINDS, get_phase
-from leaderboards.exports import board_csv, board_json, board_latex, format_board_latex
-from leaderboards.format_board import format_board, format_export_meta, format_metric_keys
+from leaderboards.exports import board_csv, board_json
+from leaderboards.format_board import format_board, format_export_meta, format_metric_keys, phase_board_latex
 from leaderboards.official import official_result_latest, official_tables
 from leaderboards.selectors import leaderboard_tables
 from recam.stats import TEST_NAME as RANK_TEST
@@ -55,14 +55,9 @@ class Command(BaseCommand):
         elif format_ == "csv":
             self.stdout.write(board_csv(tables=tables, metric_keys=keys), ending="")
         elif format_ == "latex":
-            prefix = "Official results" if frozen else "Results"
-            board = format_board(phase=phase_obj, tables=tables)  # CLOTH, SCDE: a column per metric
-            text = (
-                board_latex(tables=tables, caption_prefix=prefix)
-                if board is None
-                else format_board_latex(board=board, caption_prefix=prefix)
+            self.stdout.write(
+                phase_board_latex(phase=phase_obj, tables=tables, frozen=bool(frozen)), ending=""
             )
-            self.stdout.write(text, ending="")
         elif (board := format_board(phase=phase_obj, tables=tables)) is not None:
             self._format_table(phase_obj, board)
         else:
